@@ -1,0 +1,23 @@
+"""Gate 3 of the provider model: is the provider faster than native here?
+
+Without a calibration cache the built-in defaults apply: for each primitive,
+the provider measured faster than native pycryptodome on the reference
+machine (docs/performance.md gives the figures). A primitive missing from the
+table keeps its providers' priority order. No process start ever times
+anything; measuring is what ``make bench`` (and, later, ``accel-agent
+calibrate``) is for.
+"""
+
+from __future__ import annotations
+
+NATIVE = "native"
+
+# primitive -> the fastest path measured on the reference machine
+BUILTIN_DEFAULTS: dict[str, str] = {
+    "aes-ecb": "openssl",  # single block: 2.3 us native vs 0.18 us OpenSSL (4.4, x86_64 AES-NI)
+}
+
+
+def preferred(primitive: str) -> str | None:
+    """The provider name calibration prefers, ``"native"``, or None for no opinion."""
+    return BUILTIN_DEFAULTS.get(primitive)

@@ -1,0 +1,52 @@
+"""Every primitive the agent knows, and its providers in priority order, as data.
+
+Declarative (style.md #7): a primitive is a name, a family, the CPU
+capabilities its fast providers need, and the providers that can serve it,
+each named as ``"module:factory"`` so that nothing heavy is imported until a
+primitive is first used. ``native`` is never listed: it is what remains when
+no provider passes its gates.
+"""
+
+from __future__ import annotations
+
+
+class ProviderSpec:
+    """A provider of one primitive: its name and where its factory lives."""
+
+    __slots__ = ("name", "factory")
+
+    def __init__(self, name: str, factory: str) -> None:
+        self.name = name  # "openssl" (pyca/cryptography) or "hashlib" (CPython's _hashlib)
+        self.factory = factory  # "package.module:callable" returning the provider object
+
+    def __repr__(self) -> str:
+        return "ProviderSpec(%r, %r)" % (self.name, self.factory)
+
+
+class PrimitiveSpec:
+    """One algorithm as the registry sees it."""
+
+    __slots__ = ("name", "family", "requires", "providers")
+
+    def __init__(
+        self, name: str, family: str, requires: tuple[str, ...], providers: tuple[ProviderSpec, ...]
+    ) -> None:
+        self.name = name  # "aes-ecb"
+        self.family = family  # "aes": what ACCEL_AGENT_EXCLUDE=aes switches off
+        self.requires = requires  # platform capabilities ("aes", "clmul", "sha")
+        self.providers = providers
+
+    def __repr__(self) -> str:
+        return "PrimitiveSpec(%r)" % self.name
+
+
+def _openssl(module: str, factory: str) -> ProviderSpec:
+    return ProviderSpec("openssl", "accel_agent.providers.%s:%s" % (module, factory))
+
+
+PRIMITIVES: tuple[PrimitiveSpec, ...] = (
+    PrimitiveSpec("aes-ecb", "aes", ("aes",), (_openssl("aes", "ecb_provider"),)),
+)
+
+BY_NAME = {spec.name: spec for spec in PRIMITIVES}
+FAMILIES = frozenset(spec.family for spec in PRIMITIVES)

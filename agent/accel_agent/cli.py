@@ -1,0 +1,166 @@
+"""The ``accel-agent`` command: verify, status, run, enable, disable.
+
+Exit codes are named constants (coverage.py's ``cmdline.py`` practice) and
+documented in docs/cli.md; every expected error becomes one line on stderr
+and a code, never a traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+import click
+
+from accel_agent import __version__, _boot, config
+
+OK = 0
+UNHEALTHY = 1  # verify: something that should be accelerated is not
+USAGE = 2  # click's own code for bad arguments
+CANNOT_WRITE = 3  # enable/disable: the environment's site-packages is not writable
+NOT_INSTALLED = 4  # enable/status: the start-up hook is not installed in this environment
+COMMAND_NOT_FOUND = 127  # run: the command does not exist (as a shell says)
+
+ACTIVE_MODES = ("on", "quiet", "assert")
+
+
+def _fail(message: str, code: int) -> None:
+    click.echo("accel-agent: %s" % message, err=True)
+    sys.exit(code)
+
+
+def _hook_paths() -> tuple[str, str]:
+    """(.pth path, default file path): both live in the site-packages the agent is installed in."""
+    conf_path = _boot.default_file_path()
+    return os.path.join(os.path.dirname(conf_path), "accel_agent.pth"), conf_path
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="accel-agent")
+def cli() -> None:
+    """accel-agent: pycryptodome on OpenSSL, with no change to the application."""
+
+
+@cli.command()
+@click.option("--json", "as_json", is_flag=True, help="Print the facts as JSON (for fleets).")
+@click.option(
+    "--no-cpuinfo",
+    is_flag=True,
+    help="Skip py-cpuinfo's CPU brand lookup (it takes about a second).",
+)
+def verify(as_json: bool, no_cpuinfo: bool) -> None:
+    """Check this machine: platform, CPU, OpenSSL, each primitive's provider; exit 1 if unhealthy."""
+    from accel_agent import activation, report, verify_report
+
+    activation.activate("quiet")
+    verify_report.exercise_targets()
+    facts = report.summary(resolve=True)
+    facts["cpu"] = verify_report.cpu_details(facts["platform"], use_cpuinfo=not no_cpuinfo)
+    facts["environment"] = _environment_facts()
+    if as_json:
+        click.echo(json.dumps(facts, indent=2, sort_keys=True))
+    else:
+        click.echo(verify_report.render(facts))
+    sys.exit(OK if facts["healthy"] else UNHEALTHY)
+
+
+def _environment_facts() -> dict[str, object]:
+    pth_path, conf_path = _hook_paths()
+    conf = config.read_conf_file(conf_path)
+    return {
+        "pth_path": pth_path,
+        "pth_installed": os.path.exists(pth_path),
+        "default_file": conf_path,
+        "default_mode": conf.values.get("mode", config.DEFAULT_MODE),
+        "default_exclude": conf.values.get("exclude", ""),
+        "env_mode": os.environ.get(config.ENV_MODE),
+        "env_exclude": os.environ.get(config.ENV_EXCLUDE),
+        "conf_warnings": conf.warnings,
+    }
+
+
+@cli.command()
+@click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
+def status(as_json: bool) -> None:
+    """Show this environment's default mode and where the start-up hook lives."""
+    facts = _environment_facts()
+    if as_json:
+        click.echo(json.dumps(facts, indent=2, sort_keys=True))
+        return
+    click.echo(
+        "start-up hook:  %s (%s)"
+        % (facts["pth_path"], "installed" if facts["pth_installed"] else "MISSING")
+    )
+    click.echo("default mode:   %s (%s)" % (facts["default_mode"], facts["default_file"]))
+    if facts["default_exclude"]:
+        click.echo("default exclude: %s" % facts["default_exclude"])
+    click.echo(
+        "ACCEL_AGENT:    %s" % (facts["env_mode"] if facts["env_mode"] is not None else "(unset)")
+    )
+    if facts["env_exclude"]:
+        click.echo("ACCEL_AGENT_EXCLUDE: %s" % facts["env_exclude"])
+    for warning in facts["conf_warnings"]:
+        click.echo("accel-agent: %s" % warning, err=True)
+
+
+@cli.command(context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False})
+@click.option("--mode", type=click.Choice(ACTIVE_MODES), default="on", show_default=True)
+@click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
+def run(mode: str, command: tuple[str, ...]) -> None:
+    """Run COMMAND with the agent active in it and in every Python child it starts."""
+    environment = dict(os.environ)
+    environment[config.ENV_MODE] = mode
+    try:
+        os.execvpe(command[0], list(command), environment)
+    except FileNotFoundError:
+        _fail("command not found: %s" % command[0], COMMAND_NOT_FOUND)
+    except OSError as exc:
+        _fail("cannot run %s: %s" % (command[0], exc.strerror or exc), COMMAND_NOT_FOUND)
+
+
+@cli.command()
+@click.option("--mode", type=click.Choice(ACTIVE_MODES), default="quiet", show_default=True)
+@click.option(
+    "--exclude", default=None, help="Comma-separated families, primitives or providers kept native."
+)
+def enable(mode: str, exclude: str | None) -> None:
+    """Make MODE this environment's default: every Python started here runs with the agent."""
+    pth_path, conf_path = _hook_paths()
+    if not os.path.exists(pth_path):
+        _fail(
+            "the start-up hook %s is not installed; reinstall accel-agent" % pth_path, NOT_INSTALLED
+        )
+    values = dict(config.read_conf_file(conf_path).values)
+    values["mode"] = mode
+    if exclude is not None:
+        values["exclude"] = ",".join(sorted(config.parse_exclusions(exclude)))
+    try:
+        config.write_conf_file(conf_path, values)
+    except OSError as exc:
+        _fail("cannot write %s (%s)" % (conf_path, exc.strerror or exc), CANNOT_WRITE)
+    click.echo("accel-agent: default mode for %s is now %s" % (os.path.dirname(conf_path), mode))
+
+
+@cli.command()
+def disable() -> None:
+    """Remove this environment's default: the agent runs only when asked (-X accel, ACCEL_AGENT)."""
+    _, conf_path = _hook_paths()
+    try:
+        os.remove(conf_path)
+    except FileNotFoundError:
+        pass
+    except OSError as exc:
+        _fail("cannot remove %s (%s)" % (conf_path, exc.strerror or exc), CANNOT_WRITE)
+    click.echo(
+        "accel-agent: no default mode for %s (off unless asked)" % os.path.dirname(conf_path)
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the console script and of ``python -m accel_agent``."""
+    try:
+        cli.main(args=argv, prog_name="accel-agent", standalone_mode=True)
+    except SystemExit as exc:
+        return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+    return OK

@@ -1,0 +1,231 @@
+"""Modes and options: from ``-X accel=...``, ``ACCEL_AGENT``, and the environment's default file.
+
+Every setting is declared once in :data:`SETTINGS` (name, where it is read
+from, default, accepted values); ``docs/activation.md`` is checked against it
+by the tests. This module knows nothing of algorithms and imports only the
+standard library's lightest modules, because it runs at start-up.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+MODES = ("on", "quiet", "assert", "off")
+DEFAULT_MODE = "off"
+
+# Spellings people reach for first; each maps onto one of MODES.
+_MODE_ALIASES = {
+    "": "off",
+    "0": "off",
+    "false": "off",
+    "no": "off",
+    "1": "on",
+    "true": "on",
+    "yes": "on",
+}
+
+XOPTION = "accel"
+ENV_MODE = "ACCEL_AGENT"
+ENV_EXCLUDE = "ACCEL_AGENT_EXCLUDE"
+
+
+class Setting:
+    """One configurable value and every place it can come from."""
+
+    __slots__ = ("name", "xoption", "env", "conf_key", "default", "accepted", "help")
+
+    def __init__(
+        self,
+        name: str,
+        xoption: str | None,
+        env: str | None,
+        conf_key: str | None,
+        default: str,
+        accepted: str,
+        help: str,
+    ) -> None:
+        self.name = name
+        self.xoption = xoption
+        self.env = env
+        self.conf_key = conf_key
+        self.default = default
+        self.accepted = accepted
+        self.help = help
+
+
+SETTINGS = (
+    Setting(
+        name="mode",
+        xoption=XOPTION,
+        env=ENV_MODE,
+        conf_key="mode",
+        default=DEFAULT_MODE,
+        accepted="on | quiet | assert | off",
+        help="whether the agent activates, and how loudly; -X wins over the "
+        "variable, which wins over `accel-agent enable`",
+    ),
+    Setting(
+        name="exclude",
+        xoption=None,
+        env=ENV_EXCLUDE,
+        conf_key="exclude",
+        default="",
+        accepted="comma-separated families (aes), primitives (aes-gcm) or providers (openssl)",
+        help="what must stay native even where a faster provider passed its checks",
+    ),
+)
+
+
+class ConfigError(ValueError):
+    """A setting has a value the agent does not accept."""
+
+
+class ModeChoice:
+    """The mode in force, where it came from, and any problem met on the way.
+
+    ``source`` is one of "-X accel", "ACCEL_AGENT", "default file",
+    "built-in default"; ``fatal`` marks a problem that must stop the program
+    (a mistyped ``assert``).
+    """
+
+    __slots__ = ("mode", "source", "problem", "fatal")
+
+    def __init__(self, mode: str, source: str, problem: str | None = None, fatal: bool = False):
+        self.mode = mode
+        self.source = source
+        self.problem = problem
+        self.fatal = fatal
+
+    def __repr__(self) -> str:
+        return "ModeChoice(%r, %r, problem=%r, fatal=%r)" % (
+            self.mode,
+            self.source,
+            self.problem,
+            self.fatal,
+        )
+
+
+class ConfFile:
+    """The environment-wide default file written by ``accel-agent enable``."""
+
+    __slots__ = ("values", "warnings")
+
+    def __init__(self) -> None:
+        self.values: dict[str, str] = {}
+        self.warnings: list[str] = []
+
+
+def parse_mode(raw: object) -> str:
+    """Normalise a mode value; ``-X accel`` with no value arrives as ``True``.
+
+    Raises :class:`ConfigError` for anything that is not a mode.
+    """
+    if raw is True:
+        return "on"
+    if not isinstance(raw, str):
+        raise ConfigError("mode must be a string, not %s" % type(raw).__name__)
+    value = raw.strip().lower()
+    value = _MODE_ALIASES.get(value, value)
+    if value not in MODES:
+        raise ConfigError("unknown mode %r (expected one of: %s)" % (raw, ", ".join(MODES)))
+    return value
+
+
+def looks_like_assert(raw: object) -> bool:
+    """True for a value that was probably meant as ``assert`` (``asert``, ``asserts``...).
+
+    Assert mode exists to stop a program that would run unaccelerated, so a
+    typo of it must not silently degrade to running unpatched.
+    """
+    if not isinstance(raw, str):
+        return False
+    value = raw.strip().lower()
+    return "ass" in value or "ert" in value or _edit_distance(value, "assert") <= 2
+
+
+def _edit_distance(a: str, b: str) -> int:
+    previous = list(range(len(b) + 1))
+    for i, char_a in enumerate(a, 1):
+        current = [i]
+        for j, char_b in enumerate(b, 1):
+            current.append(
+                min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (char_a != char_b))
+            )
+        previous = current
+    return previous[-1]
+
+
+def read_conf_file(path: str) -> ConfFile:
+    """Read ``key = value`` lines; a damaged file gives warnings, never an exception."""
+    conf = ConfFile()
+    try:
+        with open(path, encoding="utf-8") as handle:
+            text = handle.read()
+    except FileNotFoundError:
+        return conf
+    except (OSError, UnicodeDecodeError) as exc:
+        conf.warnings.append("cannot read %s (%s); ignoring it" % (path, type(exc).__name__))
+        return conf
+    known = {s.conf_key for s in SETTINGS if s.conf_key}
+    for number, line in enumerate(text.splitlines(), 1):
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        key, sep, value = line.partition("=")
+        key = key.strip()
+        if not sep or key not in known:
+            conf.warnings.append(
+                "%s line %d is not a known 'key = value'; ignoring it" % (path, number)
+            )
+            continue
+        conf.values[key] = value.strip()
+    return conf
+
+
+def write_conf_file(path: str, values: dict[str, str]) -> None:
+    """Write the default file atomically (a half-written file must never be read)."""
+    lines = ["# written by `accel-agent enable`; remove with `accel-agent disable`"]
+    lines += ["%s = %s" % (key, value) for key, value in sorted(values.items())]
+    temporary = "%s.%d.tmp" % (path, os.getpid())
+    with open(temporary, "w", encoding="utf-8") as handle:
+        handle.write("\n".join(lines) + "\n")
+    os.replace(temporary, path)
+
+
+def choose_mode(xoption: object, env_value: str | None, conf: ConfFile) -> ModeChoice:
+    """Apply the precedence -X > ACCEL_AGENT > default file > built-in default."""
+    candidates = (
+        ("-X accel", xoption),
+        (ENV_MODE, env_value),
+        ("default file", conf.values.get("mode")),
+    )
+    for source, raw in candidates:
+        if raw is None:
+            continue
+        try:
+            return ModeChoice(parse_mode(raw), source)
+        except ConfigError as exc:
+            fatal = looks_like_assert(raw)
+            consequence = "refusing to run" if fatal else "running without the agent"
+            return ModeChoice("off", source, "%s: %s; %s" % (source, exc, consequence), fatal)
+    return ModeChoice(DEFAULT_MODE, "built-in default")
+
+
+def parse_exclusions(*raw_values: str | None) -> frozenset[str]:
+    """Union of comma-separated exclusion lists, lower-cased, blanks dropped."""
+    names: set[str] = set()
+    for raw in raw_values:
+        if raw:
+            names.update(part.strip().lower() for part in raw.split(","))
+    names.discard("")
+    return frozenset(names)
+
+
+def exclusions_from_environment(conf: ConfFile | None = None) -> frozenset[str]:
+    conf_value = conf.values.get("exclude") if conf else None
+    return parse_exclusions(os.environ.get(ENV_EXCLUDE), conf_value)
+
+
+def xoption_value() -> object:
+    return sys._xoptions.get(XOPTION)

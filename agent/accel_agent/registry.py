@@ -1,0 +1,214 @@
+"""The provider table: for each primitive, which provider serves it and why.
+
+For every primitive of :mod:`accel_agent.catalog` the registry walks the
+providers in priority order and takes the first that passes the four gates
+of design.md: (1) the platform requirement, (2) the known-answer self-check
+in this process, (3) calibration says it is not slower than native, (4) the
+user did not exclude it. Otherwise the primitive is served by ``native``.
+
+Choices are made lazily, on a primitive's first use (or all at once by
+:func:`resolve_all` in ``on``/``assert`` mode), then cached: a call pays one
+attribute read through its :class:`Slot`.
+"""
+
+from __future__ import annotations
+
+import _thread
+import sys
+
+from accel_agent import calibration, catalog, messages
+from accel_agent import config as _config
+from accel_agent import platform as _platform
+from accel_agent.providers.base import ProviderUnavailable, SelfCheckFailed
+
+# How a primitive ended up, for status() and for assert mode.
+ACCELERATED = "accelerated"
+NATIVE_BY_CHOICE = "native-by-choice"  # calibration or the user said so: healthy
+NOT_ACCELERATED = "not-accelerated"  # something that should work did not: unhealthy
+
+_UNRESOLVED = object()
+
+
+class Choice:
+    """The outcome for one primitive."""
+
+    __slots__ = (
+        "primitive",
+        "family",
+        "provider_name",
+        "provider",
+        "outcome",
+        "reason",
+        "refusals",
+    )
+
+    def __init__(
+        self,
+        primitive: str,
+        family: str,
+        provider_name: str,
+        provider: object,
+        outcome: str,
+        reason: str,
+        refusals: dict[str, str],
+    ) -> None:
+        self.primitive = primitive
+        self.family = family
+        self.provider_name = provider_name  # "openssl", "hashlib" or "native"
+        self.provider = provider  # the provider object, None for native
+        self.outcome = outcome
+        self.reason = reason
+        self.refusals = refusals  # provider name -> why it was not taken
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "family": self.family,
+            "provider": self.provider_name,
+            "accelerated": self.outcome == ACCELERATED,
+            "outcome": self.outcome,
+            "reason": self.reason,
+            "refused": dict(self.refusals),
+        }
+
+
+class Slot:
+    """A target's handle on one primitive: ``slot.get()`` is the provider or None.
+
+    ``calls`` counts the calls the provider served (for status and for the
+    proof that test suites went through the accelerated path); it is a plain
+    integer, approximate under heavy threading, never used for decisions.
+    """
+
+    __slots__ = ("name", "_provider", "calls")
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self._provider: object = _UNRESOLVED
+        self.calls = 0
+
+    def get(self) -> object:
+        provider = self._provider
+        if provider is _UNRESOLVED:
+            provider = self._provider = choice(self.name).provider
+        return provider
+
+
+_lock = _thread.RLock()
+_choices: dict[str, Choice] = {}
+_slots: dict[str, Slot] = {}
+_exclusions: frozenset[str] | None = None
+
+
+def slot(name: str) -> Slot:
+    """The slot of primitive ``name`` (created on first request)."""
+    existing = _slots.get(name)
+    if existing is not None:
+        return existing
+    if name not in catalog.BY_NAME:
+        raise KeyError("unknown primitive %r" % name)
+    with _lock:
+        return _slots.setdefault(name, Slot(name))
+
+
+def choice(name: str) -> Choice:
+    """Decide (once) which provider serves primitive ``name``."""
+    existing = _choices.get(name)
+    if existing is not None:
+        return existing
+    with _lock:
+        existing = _choices.get(name)
+        if existing is None:
+            existing = _choices[name] = _decide(catalog.BY_NAME[name])
+        return existing
+
+
+def resolve_all() -> list[Choice]:
+    """Decide every primitive now (on/assert mode: self-checks before ``__main__``)."""
+    return [choice(spec.name) for spec in catalog.PRIMITIVES]
+
+
+def decided() -> list[Choice]:
+    """The choices made so far, in catalog order."""
+    return [_choices[spec.name] for spec in catalog.PRIMITIVES if spec.name in _choices]
+
+
+def calls() -> dict[str, int]:
+    return {name: s.calls for name, s in sorted(_slots.items())}
+
+
+def set_exclusions(names: frozenset[str] | None) -> None:
+    """Use these exclusions instead of reading the environment (activation, tests)."""
+    global _exclusions
+    _exclusions = names
+
+
+def reset() -> None:
+    """Forget every choice so the next use decides again (tests; recalibration)."""
+    with _lock:
+        _choices.clear()
+        for existing in _slots.values():
+            existing._provider = _UNRESOLVED
+            existing.calls = 0
+
+
+def _excluded(spec: catalog.PrimitiveSpec, provider_name: str) -> bool:
+    names = _exclusions if _exclusions is not None else _config.exclusions_from_environment()
+    return bool({spec.name, spec.family, provider_name, "all"} & names)
+
+
+def _decide(spec: catalog.PrimitiveSpec) -> Choice:
+    """Walk the providers in priority order; the first that passes every gate wins."""
+    refusals: dict[str, str] = {}
+    by_choice = None  # a reason that makes "native" a healthy outcome
+    facts = _platform.facts()
+    for provider_spec in spec.providers:
+        name = provider_spec.name
+        if _excluded(spec, name):
+            by_choice = refusals[name] = "excluded by the user"
+            continue
+        platform_reason = facts.unsupported_reason or facts.missing(spec.requires)
+        if platform_reason:
+            refusals[name] = platform_reason
+            continue
+        preferred = calibration.preferred(spec.name)
+        if preferred == calibration.NATIVE:
+            by_choice = refusals[name] = "native is faster here"
+            continue
+        if preferred is not None and preferred != name:
+            refusals[name] = "%s is faster here" % preferred
+            continue
+        try:
+            provider = _load(provider_spec.factory)
+        except ProviderUnavailable as exc:
+            refusals[name] = str(exc)
+            continue
+        try:
+            _selfcheck_run(spec.name, provider)
+        except SelfCheckFailed as exc:
+            refusals[name] = "self-check failed: %s" % exc
+            messages.problem(
+                "self-check of %s (%s) FAILED: %s; using native" % (spec.name, name, exc)
+            )
+            continue
+        return Choice(
+            spec.name, spec.family, name, provider, ACCELERATED, "self-check passed", refusals
+        )
+    if by_choice is not None:
+        return Choice(spec.name, spec.family, "native", None, NATIVE_BY_CHOICE, by_choice, refusals)
+    reason = next(iter(refusals.values()), "no provider")
+    return Choice(spec.name, spec.family, "native", None, NOT_ACCELERATED, reason, refusals)
+
+
+def _load(factory_spec: str) -> object:
+    module_name, _, attribute = factory_spec.partition(":")
+    try:
+        __import__(module_name)
+    except ImportError as exc:
+        raise ProviderUnavailable("%s cannot be imported (%s)" % (module_name, exc)) from None
+    return getattr(sys.modules[module_name], attribute)()
+
+
+def _selfcheck_run(primitive: str, provider: object) -> None:
+    from accel_agent import selfcheck  # imported on first use: its vectors are not start-up cost
+
+    selfcheck.run(primitive, provider)

@@ -1,0 +1,13 @@
+"""Targets: one per patched library, each mapping its API onto providers.
+
+:data:`HOOKS` is all the start-up path needs from here: which module names to
+watch and which ``"module:function"`` patches them. The patch code itself is
+imported only when a watched module is imported.
+"""
+
+from __future__ import annotations
+
+from accel_agent.targets.pycryptodome import hooks as _pycryptodome_hooks
+
+# watched module name -> patch function spec
+HOOKS: dict[str, str] = dict(_pycryptodome_hooks())

@@ -1,0 +1,25 @@
+"""The pycryptodome target: ``Crypto.*`` (pycryptodome) and ``Cryptodome.*`` (pycryptodomex).
+
+Both distributions ship the same code under two package names, so every
+patch is registered for both prefixes. Supported: pycryptodome 3.15 and
+later, 4.x, and pycryptodomex. Only this module is imported at start-up;
+each family's patch code loads when its pycryptodome module is imported.
+"""
+
+from __future__ import annotations
+
+PREFIXES = ("Crypto", "Cryptodome")
+
+# pycryptodome module (without prefix) -> patch function in this package
+_PATCHES = {
+    "Cipher.AES": "accel_agent.targets.pycryptodome.aes:patch",
+}
+
+
+def hooks() -> list[tuple[str, str]]:
+    """(watched module name, patch spec) for both package names."""
+    return [
+        ("%s.%s" % (prefix, module), patch)
+        for prefix in PREFIXES
+        for module, patch in _PATCHES.items()
+    ]
