@@ -50,7 +50,7 @@ def cli() -> None:
     help="Skip py-cpuinfo's CPU brand lookup (it takes about a second).",
 )
 def verify(as_json: bool, no_cpuinfo: bool) -> None:
-    """Check this machine: platform, CPU, OpenSSL, each primitive's provider; exit 1 if unhealthy."""
+    """Check this machine: platform, CPU, OpenSSL, every primitive; exit 1 if unhealthy."""
     from accel_agent import activation, report, verify_report
 
     activation.activate("quiet")
