@@ -1,0 +1,445 @@
+"""Start-up cost of the agent: ``python -c pass`` with and without it.
+
+design.md's goal: with the agent installed but not asked for, the .pth line
+adds at most 1 ms to interpreter start-up. This measures it as a user feels
+it, wall clock (``time.perf_counter``) around ``subprocess.run``, no
+``-X importtime``:
+
+* baseline: a venv with the same interpreter, cryptography and pycryptodome
+  but no accel-agent (``.venv-bench-noagent``, created on first use);
+* idle: the agent's venv (``.venv``), nothing asking for the agent;
+* active and lazy: ``-X accel=quiet`` and ``ACCEL_AGENT=quiet``;
+* on: ``-X accel``, which runs every self-check and imports cryptography.
+
+Runs are interleaved (baseline, idle, quiet, ... then again, the order
+rotating each round) and each case is compared with the baseline of the same
+round. ``--all-pythons`` measures the idle cost once per Python 3.9-3.13
+found under pyenv, one line per version.
+
+Exit status: 0, or 1 with ``--strict`` when the goal is missed (timing on a
+shared machine is noisy, so only a deliberate run should fail on it), or 2
+when a venv cannot be set up or a case does not behave as expected.
+"""
+
+from __future__ import annotations
+
+import argparse
+import glob
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+from bench import common
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+GOAL_MS = 1.0
+PYTHON_VERSIONS = ("3.9", "3.10", "3.11", "3.12", "3.13")
+# What the baseline venv gets, at the versions the agent's venv has.
+SHARED_DISTRIBUTIONS = ("cryptography", "cffi", "pycparser", "pycryptodome")
+
+BASELINE = "no agent (baseline)"
+IDLE = "agent installed, idle"
+
+
+class SetupError(Exception):
+    """A venv cannot be made or a case misbehaves; the message says which."""
+
+
+def case_table() -> list[tuple[str, str, list[str], dict[str, str]]]:
+    """(name, venv role, interpreter arguments, extra environment) for each case."""
+    return [
+        (BASELINE, "baseline", [], {}),
+        (IDLE, "agent", [], {}),
+        ("-X accel=quiet (active, lazy)", "agent", ["-X", "accel=quiet"], {}),
+        ("ACCEL_AGENT=quiet (active, lazy)", "agent", [], {"ACCEL_AGENT": "quiet"}),
+        ("-X accel (on: self-checks)", "agent", ["-X", "accel"], {}),
+    ]
+
+
+def clean_environment() -> dict[str, str]:
+    """This environment without anything that would wake the agent."""
+    return {k: v for k, v in os.environ.items() if not k.startswith("ACCEL_AGENT")}
+
+
+def run_quietly(argv: list[str], what: str) -> str:
+    result = subprocess.run(
+        argv, stdin=subprocess.DEVNULL, capture_output=True, text=True, check=False
+    )
+    if result.returncode != 0:
+        lines = (result.stderr or result.stdout).strip().splitlines()
+        # pip's WARNING lines (an unreachable extra index, say) bury the real error.
+        tail = ([line for line in lines if not line.startswith("WARNING:")] or lines)[-5:]
+        raise SetupError("%s failed (exit %d): %s" % (what, result.returncode, " | ".join(tail)))
+    return result.stdout
+
+
+def venv_python(venv: str) -> str:
+    return os.path.join(venv, "bin", "python")
+
+
+def interpreter_facts(python: str) -> dict | None:
+    """Version, base interpreter and installed distributions; None if it does not run."""
+    probe = (
+        "import json, os, sys\n"
+        "from importlib import metadata\n"
+        "names = %r\n"
+        "versions = {}\n"
+        "for name in names:\n"
+        "    try:\n"
+        "        versions[name] = metadata.version(name)\n"
+        "    except metadata.PackageNotFoundError:\n"
+        "        versions[name] = None\n"
+        "base = os.path.join(sys.base_prefix, 'bin', 'python%%d.%%d' %% sys.version_info[:2])\n"
+        "print(json.dumps({'version': '%%d.%%d.%%d' %% sys.version_info[:3],\n"
+        "    'implementation': sys.implementation.name, 'base': os.path.realpath(base),\n"
+        "    'versions': versions}))\n"
+    ) % (SHARED_DISTRIBUTIONS + ("accel-agent",),)
+    try:
+        result = subprocess.run(
+            [python, "-c", probe],
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            env=clean_environment(),
+            check=False,
+        )
+    except OSError:
+        return None
+    if result.returncode != 0:
+        return None
+    return json.loads(result.stdout)
+
+
+def pins(facts: dict) -> list[str]:
+    return [
+        "%s==%s" % (name, facts["versions"][name])
+        for name in SHARED_DISTRIBUTIONS
+        if facts["versions"].get(name)
+    ]
+
+
+def ensure_baseline(agent_facts: dict, venv: str) -> dict:
+    """A venv with the agent venv's interpreter and libraries, without accel-agent."""
+    wanted = {name: agent_facts["versions"].get(name) for name in SHARED_DISTRIBUTIONS}
+    facts = interpreter_facts(venv_python(venv))
+    if (
+        facts is not None
+        and facts["base"] == agent_facts["base"]
+        and facts["versions"].get("accel-agent") is None
+        and all(facts["versions"].get(name) == version for name, version in wanted.items())
+    ):
+        return facts
+    print("setting up %s (%s, %s)" % (venv, agent_facts["base"], " ".join(pins(agent_facts))))
+    shutil.rmtree(venv, ignore_errors=True)
+    run_quietly([agent_facts["base"], "-m", "venv", venv], "creating %s" % venv)
+    pip = [venv_python(venv), "-m", "pip", "--disable-pip-version-check", "install", "-q"]
+    run_quietly(pip + pins(agent_facts), "installing into %s" % venv)
+    facts = interpreter_facts(venv_python(venv))
+    if facts is None:
+        raise SetupError("%s does not run after setup" % venv)
+    return facts
+
+
+def default_file_present(python: str) -> bool:
+    """Whether ``accel-agent enable`` left a default mode: then 'idle' is not idle."""
+    out = run_quietly(
+        [
+            python,
+            "-c",
+            "import os; from accel_agent import _boot; "
+            "print(os.path.exists(_boot.default_file_path()))",
+        ],
+        "asking %s for its default file" % python,
+    )
+    return out.strip() == "True"
+
+
+def make_cases(pythons: dict[str, str], names: list[str] | None = None) -> dict:
+    """Callables for :func:`common.interleaved`, each one interpreter start."""
+    base_env = clean_environment()
+    cases = {}
+    for name, role, arguments, extra in case_table():
+        if names is not None and name not in names:
+            continue
+        argv = [pythons[role], *arguments, "-c", "pass"]
+        env = dict(base_env, **extra)
+        cases[name] = _starter(argv, env)
+    return cases
+
+
+def _starter(argv: list[str], env: dict[str, str]):
+    def start() -> None:
+        subprocess.run(
+            argv,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            check=False,
+        )
+
+    return start
+
+
+def preflight(pythons: dict[str, str], names: list[str] | None = None) -> None:
+    """Run each case once and check it does what its name says (exit 0, right stderr)."""
+    base_env = clean_environment()
+    for name, role, arguments, extra in case_table():
+        if names is not None and name not in names:
+            continue
+        result = subprocess.run(
+            [pythons[role], *arguments, "-c", "pass"],
+            env=dict(base_env, **extra),
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        if result.returncode != 0:
+            raise SetupError("%s: exit %d: %s" % (name, result.returncode, result.stderr.strip()))
+        wants_status = arguments == ["-X", "accel"]
+        if wants_status and "self-check PASSED" not in result.stderr:
+            raise SetupError("%s: no 'self-check PASSED' line: %r" % (name, result.stderr))
+        if not wants_status and result.stderr:
+            raise SetupError("%s: unexpected stderr: %r" % (name, result.stderr.strip()))
+
+
+def measure(pythons: dict[str, str], runs: int, warmup: int, names=None) -> dict:
+    cases = make_cases(pythons, names)
+    samples = common.interleaved(cases, runs=runs, warmup=warmup)
+    added = common.paired_differences(samples, BASELINE)
+    return {"samples": samples, "added": added}
+
+
+def single(args: argparse.Namespace) -> int:
+    agent_python = venv_python(args.agent_venv)
+    agent_facts = interpreter_facts(agent_python)
+    if agent_facts is None or agent_facts["versions"].get("accel-agent") is None:
+        raise SetupError("%s has no accel-agent installed; run `make run` first" % args.agent_venv)
+    baseline_facts = ensure_baseline(agent_facts, args.baseline_venv)
+    pythons = {"agent": agent_python, "baseline": venv_python(args.baseline_venv)}
+    preflight(pythons)
+    idle_is_idle = not default_file_present(agent_python)
+    runs = args.runs or 200
+
+    print()
+    print("accel-agent start-up cost: `python -c pass`, %d interleaved runs per case" % runs)
+    print(
+        "agent:    %s (CPython %s, accel-agent %s, pycryptodome %s)"
+        % (
+            agent_python,
+            agent_facts["version"],
+            agent_facts["versions"]["accel-agent"],
+            agent_facts["versions"].get("pycryptodome") or "not installed",
+        )
+    )
+    print("baseline: %s (same interpreter and libraries, no accel-agent)" % pythons["baseline"])
+    if baseline_facts["version"] != agent_facts["version"]:
+        raise SetupError("baseline runs Python %s" % baseline_facts["version"])
+    if not idle_is_idle:
+        print("NOTE: `accel-agent enable` set a default mode in the agent venv: 'idle' is active")
+    print()
+
+    result = measure(pythons, runs, args.warmup)
+    samples, added = result["samples"], result["added"]
+    base_median = common.median(samples[BASELINE])
+    table = common.Table(["case", "median ms", "added ms", "added p25..p75", "ratio"])
+    for name, values in samples.items():
+        if name == BASELINE:
+            table.add(name, common.format_ms(common.median(values)), "-", "-", "1.00x")
+            continue
+        diffs = added[name]
+        table.add(
+            name,
+            common.format_ms(common.median(values)),
+            common.format_ms(common.median(diffs), signed=True),
+            "%s..%s"
+            % (
+                common.format_ms(common.percentile(diffs, 0.25), signed=True),
+                common.format_ms(common.percentile(diffs, 0.75), signed=True),
+            ),
+            common.format_ratio(common.median(values) / base_median),
+        )
+    table.print()
+    print()
+    print("added ms: median of the per-round differences from the baseline")
+    idle_added = common.median(added[IDLE])
+    passed = idle_added * 1e3 <= args.goal_ms
+    print(
+        "GOAL idle start-up cost <= %.2f ms: %s (%s ms)"
+        % (args.goal_ms, common.verdict(passed), common.format_ms(idle_added, signed=True))
+    )
+    return 1 if args.strict and not passed else 0
+
+
+def pyenv_root() -> str:
+    try:
+        out = subprocess.run(
+            ["pyenv", "root"], capture_output=True, text=True, check=True
+        ).stdout.strip()
+        if out:
+            return out
+    except (OSError, subprocess.CalledProcessError):
+        pass
+    return os.environ.get("PYENV_ROOT") or os.path.expanduser("~/.pyenv")
+
+
+def find_interpreter(root: str, minor: str) -> str | None:
+    """The newest CPython ``minor``.N under pyenv's versions (free-threaded builds excluded)."""
+    pattern = re.compile(r"^%s\.(\d+)$" % re.escape(minor))
+    found = []
+    for path in glob.glob(os.path.join(root, "versions", minor + ".*")):
+        match = pattern.match(os.path.basename(path))
+        python = os.path.join(path, "bin", "python")
+        if match and os.access(python, os.X_OK):
+            found.append((int(match.group(1)), python))
+    return max(found)[1] if found else None
+
+
+def pycryptodome_pin() -> str:
+    with open(os.path.join(ROOT, "requirements", "pycryptodome-4.txt"), encoding="utf-8") as f:
+        for line in f:
+            if line.startswith("pycryptodome=="):
+                return line.strip()
+    raise SetupError("requirements/pycryptodome-4.txt pins no pycryptodome")
+
+
+def build_wheel(directory: str) -> str:
+    run_quietly(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "--disable-pip-version-check",
+            "wheel",
+            "-q",
+            "--no-deps",
+            "-w",
+            directory,
+            ROOT,
+        ],
+        "building the accel-agent wheel",
+    )
+    wheels = glob.glob(os.path.join(directory, "accel_agent-*.whl"))
+    if len(wheels) != 1:
+        raise SetupError(
+            "expected one accel-agent wheel in %s, found %d" % (directory, len(wheels))
+        )
+    return wheels[0]
+
+
+def ensure_agent_venv(interpreter: str, venv: str, wheel: str) -> dict:
+    """A venv of ``interpreter`` with this wheel (reinstalled every time) and pycryptodome."""
+    facts = interpreter_facts(venv_python(venv))
+    if facts is None or facts["base"] != os.path.realpath(interpreter):
+        print("setting up %s" % venv)
+        shutil.rmtree(venv, ignore_errors=True)
+        run_quietly([interpreter, "-m", "venv", venv], "creating %s" % venv)
+    pip = [venv_python(venv), "-m", "pip", "--disable-pip-version-check", "install", "-q"]
+    run_quietly(pip + [wheel, pycryptodome_pin()], "installing into %s" % venv)
+    run_quietly(pip + ["--no-deps", "--force-reinstall", wheel], "reinstalling the agent")
+    facts = interpreter_facts(venv_python(venv))
+    if facts is None:
+        raise SetupError("%s does not run after setup" % venv)
+    return facts
+
+
+def all_pythons(args: argparse.Namespace) -> int:
+    runs = args.runs or 100
+    root = pyenv_root()
+    interpreters = {minor: find_interpreter(root, minor) for minor in args.versions}
+    with tempfile.TemporaryDirectory(prefix="accel-bench-wheel-") as scratch:
+        wheel = args.wheel or build_wheel(scratch)
+        prepared = {}
+        for minor, interpreter in interpreters.items():
+            if interpreter is None:
+                continue
+            agent_venv = os.path.join(ROOT, ".venv-bench-py%s" % minor)
+            baseline_venv = os.path.join(ROOT, ".venv-bench-py%s-noagent" % minor)
+            try:
+                agent_facts = ensure_agent_venv(interpreter, agent_venv, wheel)
+                ensure_baseline(agent_facts, baseline_venv)
+                pythons = {"agent": venv_python(agent_venv), "baseline": venv_python(baseline_venv)}
+                preflight(pythons, [BASELINE, IDLE])
+            except SetupError as exc:
+                prepared[minor] = exc
+                print("bench.startup: Python %s: %s" % (minor, exc), file=sys.stderr)
+            else:
+                prepared[minor] = (agent_facts, pythons)
+
+    print()
+    print("idle start-up cost per Python: `python -c pass`, %d interleaved runs each" % runs)
+    table = common.Table(
+        ["python", "baseline ms", "idle ms", "added ms", "ratio", "<= %.2f ms" % args.goal_ms]
+    )
+    failed = broken = False
+    for minor, interpreter in interpreters.items():
+        if interpreter is None:
+            table.note("%-8s SKIPPED: no interpreter under %s/versions" % (minor, root))
+            continue
+        if isinstance(prepared[minor], SetupError):
+            table.note("%-8s SETUP FAILED (the reason is above)" % minor)
+            broken = True
+            continue
+        agent_facts, pythons = prepared[minor]
+        print("measuring Python %s ..." % agent_facts["version"], file=sys.stderr, flush=True)
+        result = measure(pythons, runs, args.warmup, [BASELINE, IDLE])
+        base = common.median(result["samples"][BASELINE])
+        idle = common.median(result["samples"][IDLE])
+        added = common.median(result["added"][IDLE])
+        passed = added * 1e3 <= args.goal_ms
+        failed = failed or not passed
+        table.add(
+            agent_facts["version"],
+            common.format_ms(base),
+            common.format_ms(idle),
+            common.format_ms(added, signed=True),
+            common.format_ratio(idle / base),
+            common.verdict(passed),
+        )
+    table.print()
+    if broken:
+        return 2
+    return 1 if args.strict and failed else 0
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        prog="python -m bench.startup", description=__doc__.split("\n")[0]
+    )
+    parser.add_argument(
+        "--runs", type=int, default=None, help="runs per case (200; 100 per Python)"
+    )
+    parser.add_argument("--warmup", type=int, default=5, help="rounds run first and thrown away")
+    parser.add_argument("--goal-ms", type=float, default=GOAL_MS, help="idle cost goal (1.0)")
+    parser.add_argument("--strict", action="store_true", help="exit 1 when the goal is missed")
+    parser.add_argument("--agent-venv", default=os.path.join(ROOT, ".venv"))
+    parser.add_argument("--baseline-venv", default=os.path.join(ROOT, ".venv-bench-noagent"))
+    parser.add_argument(
+        "--all-pythons", action="store_true", help="idle cost once per pyenv Python 3.9-3.13"
+    )
+    parser.add_argument(
+        "--versions",
+        type=lambda text: [part.strip() for part in text.split(",") if part.strip()],
+        default=list(PYTHON_VERSIONS),
+        help="with --all-pythons: comma-separated minor versions (3.9,...,3.13)",
+    )
+    parser.add_argument("--wheel", help="with --all-pythons: install this wheel, not a fresh build")
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    try:
+        return all_pythons(args) if args.all_pythons else single(args)
+    except SetupError as exc:
+        print("bench.startup: %s" % exc, file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
