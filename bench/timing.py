@@ -1,0 +1,154 @@
+"""Timing core of the crypto benchmark: interleaved variants that need different process state.
+
+``bench/common.py``'s :func:`~bench.common.interleaved` times plain
+callables. Here the same pycryptodome callable is timed in two states of
+the process (agent uninstalled, agent active), so each :class:`Variant`
+carries an ``enter`` function that puts the process in its state; it runs
+before every sample, outside the timed region.
+
+The shape of a measurement (timeit's, with pyperf's interleaving):
+
+* :func:`autorange` finds, per variant, how many calls make one timing loop
+  last ``loop_ns`` (the first calls double as warm-up);
+* a *sample* is the median of ``loops`` timing loops, in ns per call;
+* :func:`measure` takes ``reps`` samples of every variant in rotating
+  order (A B C, B C A, C A B, ...), so drift on a shared machine hits every
+  variant alike; the result is each variant's samples, summarised by their
+  median.
+
+Garbage collection is off inside timing loops, as in timeit.
+"""
+
+from __future__ import annotations
+
+import gc
+import itertools
+import math
+import statistics
+import time
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+
+
+class Variant:
+    """One thing to time: a zero-argument callable and the state it needs."""
+
+    __slots__ = ("name", "function", "enter")
+
+    def __init__(
+        self, name: str, function: Callable[[], object], enter: Callable[[], None] | None = None
+    ) -> None:
+        self.name = name
+        self.function = function
+        self.enter = enter  # called before each sample, untimed; None: any state will do
+
+    def prepare(self) -> None:
+        if self.enter is not None:
+            self.enter()
+
+
+class Measurement:
+    """The samples (ns per call) of one variant, and their summary."""
+
+    __slots__ = ("samples", "number", "loops")
+
+    def __init__(self, samples: Sequence[float], number: int, loops: int) -> None:
+        self.samples = list(samples)
+        self.number = number  # calls per timing loop
+        self.loops = loops  # timing loops per sample
+
+    @property
+    def median(self) -> float:
+        return statistics.median(self.samples)
+
+    @property
+    def spread(self) -> float:
+        """(max - min) / median of the samples: a rough noise figure, 0.03 = 3 %."""
+        if len(self.samples) < 2:
+            return 0.0
+        return (max(self.samples) - min(self.samples)) / self.median
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "median_ns": self.median,
+            "spread": self.spread,
+            "samples_ns": self.samples,
+            "calls_per_loop": self.number,
+            "loops_per_sample": self.loops,
+        }
+
+
+def time_loop(function: Callable[[], object], number: int) -> int:
+    """Nanoseconds taken by ``number`` back-to-back calls, with the GC off."""
+    repeat = itertools.repeat(None, number)
+    gc_was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        clock = time.perf_counter_ns
+        start = clock()
+        for _ in repeat:
+            function()
+        return clock() - start
+    finally:
+        if gc_was_enabled:
+            gc.enable()
+
+
+def autorange(function: Callable[[], object], loop_ns: float) -> int:
+    """How many calls make one timing loop last about ``loop_ns`` (at least 1).
+
+    Grows the count 1, 10, 100... until a loop lasts a tenth of the target,
+    then scales it up in one step; a call slower than the target gives 1.
+    """
+    number = 1
+    while True:
+        elapsed = time_loop(function, number)
+        if elapsed >= loop_ns:
+            return number
+        if elapsed >= loop_ns / 10:
+            return max(number, math.ceil(number * loop_ns / max(elapsed, 1)))
+        number *= 10
+
+
+def sample(function: Callable[[], object], number: int, loops: int) -> float:
+    """One sample: the median over ``loops`` timing loops, in ns per call."""
+    return statistics.median(time_loop(function, number) / number for _ in range(loops))
+
+
+def measure(
+    variants: Sequence[Variant], reps: int, loops: int, sample_ns: float
+) -> dict[str, Measurement]:
+    """``reps`` interleaved samples of every variant, each lasting about ``sample_ns``."""
+    if reps < 1 or loops < 1:
+        raise ValueError("reps and loops must be at least 1")
+    loop_ns = sample_ns / loops
+    numbers = {}
+    for variant in variants:
+        variant.prepare()
+        variant.function()  # warm caches and lazy imports before the count is chosen
+        numbers[variant.name] = autorange(variant.function, loop_ns)
+    samples: dict[str, list[float]] = {variant.name: [] for variant in variants}
+    count = len(variants)
+    for rep in range(reps):
+        shift = rep % count
+        for variant in list(variants[shift:]) + list(variants[:shift]):
+            variant.prepare()
+            samples[variant.name].append(sample(variant.function, numbers[variant.name], loops))
+    return {
+        variant.name: Measurement(samples[variant.name], numbers[variant.name], loops)
+        for variant in variants
+    }
+
+
+def paired_ratio(numerator: Measurement, denominator: Measurement) -> float:
+    """The median over repetitions of numerator / denominator, sample by sample.
+
+    Samples of one repetition were taken next to each other, so a slow phase
+    of the machine (a neighbour's burst lasting several samples) cancels out
+    of each ratio; the ratio of the two medians would keep it.
+    """
+    return statistics.median(
+        top / bottom for top, bottom in zip(numerator.samples, denominator.samples)
+    )
