@@ -157,6 +157,12 @@ requires_aes_acceleration = pytest.mark.skipif(
 )
 
 
+requires_supported_platform = pytest.mark.skipif(
+    agent_platform.facts().unsupported_reason is not None,
+    reason="the agent patches nothing here: %s" % agent_platform.facts().unsupported_reason,
+)
+
+
 def fail_if_default_file_exists() -> None:
     """Tests of the built-in default need this environment to have no `accel-agent enable`."""
     path = _boot.default_file_path()

@@ -1,0 +1,146 @@
+"""The one registry of originals, uninstall, and activating again after it."""
+
+from __future__ import annotations
+
+import sys
+import types
+
+import pytest
+
+import accel_agent
+from accel_agent import activation, hooks, patching
+from accel_agent.targets import HOOKS
+from helpers import requires_supported_platform
+
+
+@pytest.fixture
+def toy_module(agent_state):
+    module = types.ModuleType("accel_test_toy_module")
+    module.function = lambda: "native"
+    sys.modules[module.__name__] = module
+    yield module
+    del sys.modules[module.__name__]
+
+
+def test_patch_attribute_remembers_the_first_original(toy_module):
+    original = toy_module.function
+    first, second = (lambda: "first"), (lambda: "second")
+    patching.patch_attribute(toy_module, "function", first)
+    patching.patch_attribute(toy_module, "function", second)
+    assert toy_module.function is second
+    assert patching.get_original(toy_module.__name__, "function") is original
+    assert patching.is_patched(toy_module.__name__)
+    assert patching.is_patched(toy_module.__name__, "function")
+    assert not patching.is_patched(toy_module.__name__, "other")
+    assert patching.patched_names()[toy_module.__name__] == ["function"]
+
+
+def test_restore_module_puts_back_the_original(toy_module):
+    original = toy_module.function
+    patching.patch_attribute(toy_module, "function", lambda: "fast")
+    assert patching.restore_module(toy_module.__name__) == ["function"]
+    assert toy_module.function is original
+    assert not patching.is_patched(toy_module.__name__)
+    with pytest.raises(KeyError):
+        patching.get_original(toy_module.__name__, "function")
+
+
+def test_an_attribute_added_by_a_patch_is_removed_on_restore(toy_module):
+    patching.patch_attribute(toy_module, "added", 1)
+    with pytest.raises(KeyError, match="did not exist before patching"):
+        patching.get_original(toy_module.__name__, "added")
+    patching.restore_all()
+    assert not hasattr(toy_module, "added")
+
+
+def test_restore_all_names_what_it_restored(toy_module):
+    patching.patch_attribute(toy_module, "function", lambda: "fast")
+    patching.patch_attribute(toy_module, "added", 1)
+    assert patching.restore_all() == [
+        "accel_test_toy_module.added",
+        "accel_test_toy_module.function",
+    ]
+    assert patching.restore_all() == []
+    assert patching.patched_names() == {}
+
+
+def test_restore_of_a_module_no_longer_imported_forgets_it(toy_module):
+    patching.patch_attribute(toy_module, "function", lambda: "fast")
+    del sys.modules[toy_module.__name__]
+    try:
+        assert patching.restore_module(toy_module.__name__) == ["function"]
+    finally:
+        sys.modules[toy_module.__name__] = toy_module
+    assert patching.patched_names() == {}
+
+
+# ------------------------------------------------------------------ the real targets
+
+
+@pytest.fixture
+def aes_modules(agent_state):
+    """Every installed AES module with its original ``new``, kept before any activation."""
+    modules = {}
+    for name in HOOKS:
+        try:
+            __import__(name)
+        except ImportError:
+            continue
+        modules[name] = (sys.modules[name], sys.modules[name].new)
+    return modules
+
+
+def finders() -> list:
+    return [f for f in sys.meta_path if isinstance(f, hooks.PostImportFinder)]
+
+
+@requires_supported_platform
+def test_uninstall_restores_every_original(aes_modules):
+    accel_agent.activate("quiet")
+    for module, original in aes_modules.values():
+        assert module.new is not original
+    restored = accel_agent.uninstall()
+    assert sorted(restored) == sorted("%s.new" % name for name in aes_modules)
+    for module, original in aes_modules.values():
+        assert module.new is original
+    assert finders() == []
+    assert hooks.watched() == []
+    assert patching.patched_names() == {}
+    assert not activation.is_active()
+    assert activation.current_mode() == "off"
+
+
+@requires_supported_platform
+def test_activation_after_uninstall_patches_again(aes_modules):
+    accel_agent.activate("quiet")
+    accel_agent.uninstall()
+    accel_agent.activate("quiet")
+    for name, (module, original) in aes_modules.items():
+        assert module.new is not original
+        assert patching.get_original(name, "new") is original
+        assert module.new.__wrapped__ is original
+    assert finders() == [hooks._finder]
+    assert activation.is_active()
+    accel_agent.uninstall()
+    for module, original in aes_modules.values():
+        assert module.new is original
+
+
+@requires_supported_platform
+def test_a_module_imported_after_uninstall_stays_native(aes_modules, monkeypatch):
+    accel_agent.activate("quiet")
+    accel_agent.uninstall()
+    name = "Crypto.Cipher.AES"
+    module, original = aes_modules[name]
+    monkeypatch.delitem(sys.modules, name)
+    monkeypatch.setattr(sys.modules["Crypto.Cipher"], "AES", module)
+    fresh = __import__(name, fromlist=["new"])
+    assert fresh is not module
+    assert not patching.is_patched(name)
+    assert fresh.new.__module__ == name and not hasattr(fresh.new, "__wrapped__")
+
+
+def test_uninstall_without_activation_is_harmless(aes_modules):
+    assert accel_agent.uninstall() == []
+    for module, original in aes_modules.values():
+        assert module.new is original

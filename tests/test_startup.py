@@ -1,0 +1,425 @@
+"""The start-up hook in real interpreters: each mode, precedence, children, and the known traps.
+
+Every test here starts this venv's python (the agent is installed in it as
+an editable install, with accel_agent.pth) with a clean environment, and
+reads what the user would see: stderr, stdout and the exit code.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import sys
+import textwrap
+
+import pytest
+
+from accel_agent import _boot, activation, hooks, patching
+from helpers import (
+    MASK_AES_NI,
+    REPORT_CODE,
+    agent_source_dir,
+    assert_no_traceback,
+    assert_status_lines,
+    crypto_dir,
+    parse_report,
+    purelib,
+    requires_aes_acceleration,
+    requires_supported_platform,
+    run_python,
+    stderr_lines,
+)
+
+MARKER = "USER-CODE-RAN"
+PRINT_MARKER = "print(%r)" % MARKER
+PRINT_MODE = "from accel_agent import activation; print(activation.current_mode())"
+
+
+def env_with(clean_env: dict, **values: str) -> dict:
+    return {**clean_env, **values}
+
+
+# ------------------------------------------------------------------------ each mode
+
+
+@requires_aes_acceleration
+@pytest.mark.parametrize(
+    ("args", "variables"),
+    [(["-X", "accel"], {}), (["-X", "accel=on"], {}), ([], {"ACCEL_AGENT": "on"})],
+    ids=["-X accel", "-X accel=on", "ACCEL_AGENT=on"],
+)
+def test_on_prints_exactly_the_two_status_lines(clean_env, args, variables):
+    result = run_python(*args, "-c", "pass", env=env_with(clean_env, **variables))
+    assert result.returncode == 0
+    first, second = assert_status_lines(stderr_lines(result))
+    assert "aes" in first["cpu"].split()
+    assert int(second["accelerated"]) >= 1
+    assert result.stdout == ""
+
+
+@pytest.mark.parametrize(
+    ("args", "variables"),
+    [([], {}), (["-X", "accel=off"], {}), ([], {"ACCEL_AGENT": "off"})],
+    ids=["nothing asked", "-X accel=off", "ACCEL_AGENT=off"],
+)
+def test_off_prints_nothing_and_patches_nothing(clean_env, args, variables):
+    code = "import sys\n" + REPORT_CODE + "print('agent' in sys.modules)"
+    result = run_python(*args, "-c", code, env=env_with(clean_env, **variables))
+    assert result.returncode == 0
+    assert result.stderr == ""
+    report = parse_report(result.stdout)
+    assert (report["mode"], report["active"], report["patched"]) == ("off", "False", "False")
+
+
+def test_idle_start_up_loads_nothing_of_the_agent_beyond_boot(clean_env):
+    code = "import sys; print(sorted(m for m in sys.modules if m.startswith('accel_agent')))"
+    result = run_python("-c", code, env=clean_env)
+    assert result.stdout.strip() == "['accel_agent', 'accel_agent._boot']"
+
+
+@requires_aes_acceleration
+@pytest.mark.parametrize("how", ["-X", "env"])
+def test_quiet_prints_nothing_and_imports_nothing_heavy(clean_env, how):
+    code = "import sys; print('cryptography' in sys.modules, 'Crypto' in sys.modules)\n"
+    code += REPORT_CODE
+    if how == "-X":
+        result = run_python("-X", "accel=quiet", "-c", code, env=clean_env)
+    else:
+        result = run_python("-c", code, env=env_with(clean_env, ACCEL_AGENT="quiet"))
+    assert result.returncode == 0
+    assert result.stderr == ""
+    assert result.stdout.splitlines()[0] == "False False"
+    report = parse_report(result.stdout)
+    assert (report["mode"], report["active"], report["patched"]) == ("quiet", "True", "True")
+
+
+@requires_aes_acceleration
+def test_assert_passes_here_and_runs_the_program(clean_env):
+    result = run_python("-X", "accel=assert", "-c", PRINT_MARKER, env=clean_env)
+    assert result.returncode == 0
+    assert result.stdout.strip() == MARKER
+    assert_status_lines(stderr_lines(result))
+
+
+@pytest.mark.parametrize("how", ["-X", "env"])
+def test_assert_with_aes_ni_masked_stops_before_the_program(clean_env, how):
+    env = env_with(clean_env, OPENSSL_ia32cap=MASK_AES_NI)
+    if how == "-X":
+        result = run_python("-X", "accel=assert", "-c", PRINT_MARKER, env=env)
+    else:
+        env["ACCEL_AGENT"] = "assert"
+        result = run_python("-c", PRINT_MARKER, env=env)
+    assert result.returncode != 0
+    assert MARKER not in result.stdout
+    assert "AES-NI" in result.stderr
+    assert_no_traceback(result.stderr)
+    assert any(line.startswith("accel-agent: assert: ") for line in stderr_lines(result))
+
+
+# ------------------------------------------------------------------ precedence, aliases
+
+
+@pytest.mark.parametrize(
+    ("args", "variables", "mode"),
+    [
+        (["-X", "accel=quiet"], {"ACCEL_AGENT": "off"}, "quiet"),
+        (["-X", "accel=off"], {"ACCEL_AGENT": "quiet"}, "off"),
+        ([], {"ACCEL_AGENT": "quiet"}, "quiet"),
+        (["-X", "accel=QUIET"], {}, "quiet"),
+        ([], {"ACCEL_AGENT": "0"}, "off"),
+        ([], {"ACCEL_AGENT": "no"}, "off"),
+        ([], {"ACCEL_AGENT": ""}, "off"),
+    ],
+)
+def test_xoption_beats_the_variable(clean_env, args, variables, mode):
+    result = run_python(*args, "-c", PRINT_MODE, env=env_with(clean_env, **variables))
+    assert result.returncode == 0
+    assert result.stderr == ""
+    assert result.stdout.strip() == mode
+
+
+@requires_aes_acceleration
+@pytest.mark.parametrize("value", ["1", "true", "yes", " On "])
+def test_aliases_of_on_print_the_status_lines(clean_env, value):
+    result = run_python("-c", PRINT_MODE, env=env_with(clean_env, ACCEL_AGENT=value))
+    assert result.stdout.strip() == "on"
+    assert_status_lines(stderr_lines(result))
+
+
+@pytest.mark.parametrize(
+    ("args", "variables"),
+    [
+        (["-X", "accel=bogus"], {}),
+        (["-X", "accel=???"], {}),
+        ([], {"ACCEL_AGENT": "turbo"}),
+        (["-X", "accel=onn"], {"ACCEL_AGENT": "on"}),  # a bad -X is not rescued by the variable
+    ],
+)
+def test_unknown_mode_is_one_line_and_the_program_runs_unpatched(clean_env, args, variables):
+    code = PRINT_MARKER + "\n" + REPORT_CODE
+    result = run_python(*args, "-c", code, env=env_with(clean_env, **variables))
+    assert result.returncode == 0
+    assert result.stdout.splitlines()[0] == MARKER
+    assert parse_report(result.stdout)["patched"] == "False"
+    lines = stderr_lines(result)
+    assert len(lines) == 1, lines
+    assert lines[0].startswith("accel-agent: ") and "unknown mode" in lines[0]
+    assert_no_traceback(result.stderr)
+
+
+@pytest.mark.parametrize(
+    ("args", "variables"),
+    [(["-X", "accel=asert"], {}), ([], {"ACCEL_AGENT": "assrt"}), (["-X", "accel=Asserts"], {})],
+)
+def test_assert_typo_stops_before_the_program_without_traceback(clean_env, args, variables):
+    result = run_python(*args, "-c", PRINT_MARKER, env=env_with(clean_env, **variables))
+    assert result.returncode == activation.EXIT_BAD_MODE
+    assert MARKER not in result.stdout
+    lines = stderr_lines(result)
+    assert len(lines) == 1, lines
+    assert "unknown mode" in lines[0] and lines[0].endswith("refusing to run")
+
+
+# ------------------------------------------------------------------ children inherit the mode
+
+SPAWN_PARENT = """\
+import multiprocessing, subprocess, sys
+
+REPORT = {report!r}
+
+
+def report():
+    import io, contextlib
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(REPORT, {{}})
+    return out.getvalue()
+
+
+if __name__ == "__main__":
+    method = sys.argv[1]
+    if method == "subprocess":
+        child = subprocess.run([sys.executable, "-c", REPORT], capture_output=True, text=True)
+        print(child.stdout, end="")
+    else:
+        with multiprocessing.get_context(method).Pool(1) as pool:
+            print(pool.apply(report), end="")
+"""
+
+
+@pytest.fixture(scope="module")
+def spawn_parent(tmp_path_factory):
+    path = tmp_path_factory.mktemp("children") / "parent.py"
+    path.write_text(SPAWN_PARENT.format(report=REPORT_CODE))
+    return path
+
+
+def _start_methods() -> list:
+    available = multiprocessing.get_all_start_methods()
+    params = []
+    for method in ("spawn", "forkserver"):
+        marks = ()
+        if method not in available:
+            marks = pytest.mark.skip(reason="%s is not available on %s" % (method, sys.platform))
+        params.append(pytest.param(method, marks=marks))
+    return [*params, "subprocess"]
+
+
+@requires_aes_acceleration
+@pytest.mark.parametrize("method", _start_methods())
+def test_xoption_reaches_children(clean_env, spawn_parent, method):
+    result = run_python("-X", "accel=quiet", spawn_parent, method, env=clean_env)
+    assert result.returncode == 0, result.stderr
+    report = parse_report(result.stdout)
+    assert report == {
+        "mode": "quiet",
+        "active": "True",
+        "patched": "True",
+        "env": "quiet",  # how the mode got there: CPython does not pass -X accel on
+        "xoption": "False",
+    }
+    assert result.stderr == ""
+
+
+@requires_aes_acceleration
+def test_on_mode_child_prints_its_own_status_lines(clean_env, spawn_parent):
+    result = run_python("-X", "accel", spawn_parent, "subprocess", env=clean_env)
+    assert parse_report(result.stdout)["mode"] == "on"
+    lines = stderr_lines(result)
+    assert len(lines) == 4  # parent's two, then the child's two
+    assert_status_lines(lines[:2])
+    assert_status_lines(lines[2:])
+
+
+# ------------------------------------------------------------------ -I, -S, early imports
+
+
+@requires_aes_acceleration
+def test_isolated_mode_still_activates_through_the_variable(clean_env):
+    result = run_python("-I", "-c", REPORT_CODE, env=env_with(clean_env, ACCEL_AGENT="quiet"))
+    assert result.returncode == 0, result.stderr
+    report = parse_report(result.stdout)
+    assert (report["mode"], report["patched"]) == ("quiet", "True")
+
+
+def _no_site_code(body: str) -> str:
+    """Code for ``python -S``: put the agent and pycryptodome on sys.path by hand."""
+    paths = [str(agent_source_dir()), str(crypto_dir())]
+    return "import sys\nsys.path[:0] = %r\n%s" % (paths, textwrap.dedent(body))
+
+
+@requires_aes_acceleration
+@pytest.mark.parametrize(
+    ("args", "variables", "mode"),
+    [([], {}, "quiet"), (["-X", "accel=quiet"], {}, "quiet"), ([], {"ACCEL_AGENT": "off"}, "off")],
+    ids=["nothing set: quiet", "-X accel=quiet", "ACCEL_AGENT=off"],
+)
+def test_no_site_activates_through_accel_agent_auto(clean_env, args, variables, mode):
+    code = _no_site_code("print('site', sys.flags.no_site)\nimport accel_agent.auto\n")
+    result = run_python("-S", *args, "-c", code + REPORT_CODE, env=env_with(clean_env, **variables))
+    assert result.returncode == 0, result.stderr
+    assert "site 1" in result.stdout
+    report = parse_report(result.stdout)
+    assert report["mode"] == mode
+    assert report["patched"] == str(mode != "off")
+    assert result.stderr == ""
+
+
+@requires_aes_acceleration
+def test_pycryptodome_imported_early_is_patched_with_a_warning(clean_env):
+    code = _no_site_code(
+        """
+        from Crypto.Cipher.AES import new as early
+        import accel_agent.auto
+        import Crypto.Cipher.AES as AES
+        from accel_agent import patching
+        print("patched", AES.new is not early, patching.get_original(AES.__name__, "new") is early)
+        """
+    )
+    result = run_python("-S", "-c", code, env=clean_env)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["patched", "True", "True"]
+    lines = stderr_lines(result)
+    assert len(lines) == 1, lines
+    assert lines[0].startswith("accel-agent: Crypto.Cipher.AES was imported before the agent")
+    assert lines[0].endswith("stay native: __main__.early")
+
+
+@requires_aes_acceleration
+def test_early_import_without_bound_references_warns_without_naming_any(clean_env):
+    code = _no_site_code("import Crypto.Cipher.AES\nimport accel_agent.auto\n")
+    result = run_python("-S", "-c", code, env=clean_env)
+    lines = stderr_lines(result)
+    assert lines == [
+        "accel-agent: Crypto.Cipher.AES was imported before the agent started; patched now"
+    ]
+
+
+@requires_aes_acceleration
+def test_auto_after_the_hook_activated_does_not_repeat_the_status_lines(clean_env):
+    # `import accel_agent.auto` in an app that is also started with -X accel
+    # (or under a PYTHONSTARTUP file) must not report a second time.
+    result = run_python("-X", "accel", "-c", "import accel_agent.auto", env=clean_env)
+    assert result.returncode == 0
+    assert_status_lines(stderr_lines(result))
+
+
+# ------------------------------------------------------------------ boot is idempotent
+
+
+def _pth_line() -> str:
+    return (purelib() / "accel_agent.pth").read_text()
+
+
+def test_the_pth_line_is_installed_and_calls_boot():
+    line = _pth_line()
+    assert line.startswith("import ") and line.count("\n") <= 1  # site.py executes one line
+    assert "accel_agent._boot" in line and "start()" in line
+    assert (purelib() / "accel_agent.start").read_text().strip() == "accel_agent._boot:start"
+
+
+@requires_aes_acceleration
+def test_the_pth_line_run_again_in_the_same_process_changes_nothing(clean_env):
+    code = REPORT_CODE + textwrap.dedent(
+        """
+        from accel_agent import hooks
+        before = (AES.new, list(sys.meta_path), dict(hooks._hooks))
+        for _ in range(2):
+            exec(open(%r).read())
+        after = (AES.new, list(sys.meta_path), dict(hooks._hooks))
+        print("same", before[0] is after[0], before[1] == after[1], before[2] == after[2])
+        """
+        % str(purelib() / "accel_agent.pth")
+    )
+    result = run_python("-c", code, env=env_with(clean_env, ACCEL_AGENT="quiet"))
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines()[-1] == "same True True True"
+    assert result.stderr == ""
+
+
+@requires_aes_acceleration
+@pytest.mark.parametrize("entry", ["start", "pth line"])
+def test_boot_run_twice_patches_once(agent_state, monkeypatch, entry):
+    import Crypto.Cipher.AES as AES
+
+    original = AES.new
+    monkeypatch.setenv("ACCEL_AGENT", "quiet")
+    monkeypatch.setattr(_boot, "_started", False)
+    calls = []
+    real_activate = activation.activate
+    monkeypatch.setattr(
+        activation, "activate", lambda *a, **k: calls.append(a) or real_activate(*a, **k)
+    )
+    for _ in range(2):
+        if entry == "start":
+            _boot.start()
+        else:
+            exec(_pth_line(), {})
+    assert len(calls) == 1
+    assert AES.new is not original
+    assert patching.get_original(AES.__name__, "new") is original
+    assert AES.new.__wrapped__ is original  # wrapped once, not a wrapper of a wrapper
+    assert sum(isinstance(f, hooks.PostImportFinder) for f in sys.meta_path) == 1
+
+
+@requires_supported_platform
+def test_activate_twice_patches_once(agent_state):
+    import Crypto.Cipher.AES as AES
+
+    original = AES.new
+    activation.activate("quiet")
+    patched = AES.new
+    activation.activate("quiet")
+    assert AES.new is patched
+    assert patching.get_original(AES.__name__, "new") is original
+    assert sum(isinstance(f, hooks.PostImportFinder) for f in sys.meta_path) == 1
+
+
+def test_boot_never_raises(agent_state, monkeypatch, capsys):
+    def broken(*args, **kwargs):
+        raise RuntimeError("disk on fire")
+
+    monkeypatch.setenv("ACCEL_AGENT", "quiet")
+    monkeypatch.setattr(_boot, "_started", False)
+    monkeypatch.setattr(activation, "activate_at_startup", broken)
+    _boot.start()
+    assert capsys.readouterr().err == (
+        "accel-agent: start-up failed (RuntimeError: disk on fire); running without the agent\n"
+    )
+
+
+def test_pth_line_survives_a_missing_agent(tmp_path, clean_env):
+    # The .pth of an uninstalled-but-not-removed agent must not break Python.
+    code = "import sys\nsys.modules['accel_agent'] = sys.modules['accel_agent._boot'] = None\n"
+    code += "exec(open(%r).read())\nprint('ok')" % str(purelib() / "accel_agent.pth")
+    result = run_python("-c", code, env=clean_env)
+    assert result.returncode == 0
+    assert result.stdout.strip() == "ok"
+    assert result.stderr == (
+        "accel-agent: start-up hook not loaded (ModuleNotFoundError); running without it\n"
+    )
+
+
+def test_no_traceback_for_a_nonsense_xoption(clean_env):
+    result = run_python("-X", "accel=???", "-c", "pass", env=clean_env)
+    assert result.returncode == 0
+    assert_no_traceback(result.stderr)
