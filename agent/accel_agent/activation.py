@@ -105,7 +105,10 @@ def uninstall() -> list[str]:
 def _install_hooks() -> list[str]:
     from accel_agent.targets import HOOKS
 
-    already_imported = [name for name in HOOKS if name in sys.modules]
+    # A module patched before an uninstall() is not news when it is patched again.
+    already_imported = [
+        name for name in HOOKS if name in sys.modules and not patching.was_ever_patched(name)
+    ]
     hooks.install_finder()
     with messages.batch():
         for module_name, patch_spec in HOOKS.items():

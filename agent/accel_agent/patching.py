@@ -18,14 +18,21 @@ if TYPE_CHECKING:  # typing is not imported at run time: this module is on the s
 
 _MISSING = object()
 _originals: dict[str, dict[str, Any]] = {}
+_ever_patched: set[str] = set()  # survives restore_all(), for messages only
 
 
 def patch_attribute(module: ModuleType, name: str, replacement: Any) -> None:
     """Set ``module.name = replacement``, remembering the original once."""
     saved = _originals.setdefault(module.__name__, {})
+    _ever_patched.add(module.__name__)
     if name not in saved:
         saved[name] = getattr(module, name, _MISSING)
     setattr(module, name, replacement)
+
+
+def was_ever_patched(module_name: str) -> bool:
+    """Whether this process patched the module at some point (uninstall() included)."""
+    return module_name in _ever_patched
 
 
 def is_patched(module_name: str, name: str | None = None) -> bool:
