@@ -46,6 +46,12 @@ def _openssl(module: str, factory: str) -> ProviderSpec:
 
 PRIMITIVES: tuple[PrimitiveSpec, ...] = (
     PrimitiveSpec("aes-ecb", "aes", ("aes",), (_openssl("aes", "ecb_provider"),)),
+    PrimitiveSpec("aes-cbc", "aes", ("aes",), (_openssl("aes", "cbc_provider"),)),
+    PrimitiveSpec("aes-ctr", "aes", ("aes",), (_openssl("aes", "ctr_provider"),)),
+    PrimitiveSpec("aes-cfb", "aes", ("aes",), (_openssl("aes", "cfb_provider"),)),
+    PrimitiveSpec("aes-ofb", "aes", ("aes",), (_openssl("aes", "ofb_provider"),)),
+    # GCM's speed rests on carry-less multiplication as much as on AES rounds.
+    PrimitiveSpec("aes-gcm", "aes", ("aes", "clmul"), (_openssl("aes", "gcm_provider"),)),
 )
 
 BY_NAME = {spec.name: spec for spec in PRIMITIVES}

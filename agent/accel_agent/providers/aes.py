@@ -1,8 +1,8 @@
-"""AES through OpenSSL (pyca/cryptography).
+"""AES through OpenSSL (pyca/cryptography): ECB, CBC, CTR, CFB-8, CFB-128, OFB, GCM.
 
-Each factory returns a provider object whose methods take a key and give
-OpenSSL cipher contexts; the pycryptodome target wraps them in objects that
-behave like pycryptodome's own.
+A provider hands out OpenSSL cipher contexts for a key and an IV, nonce or
+counter block; it knows nothing of pycryptodome. The pycryptodome target
+wraps these contexts in objects that behave like pycryptodome's own.
 """
 
 from __future__ import annotations
@@ -11,6 +11,10 @@ from accel_agent.providers.base import ProviderUnavailable
 
 KEY_SIZES = (16, 24, 32)
 BLOCK_SIZE = 16
+# pyca/cryptography accepts GCM nonces of 8..128 bytes (OpenSSL's own limits
+# are wider); pycryptodome accepts any non-empty length: the rest stay native.
+GCM_NONCE_SIZES = range(8, 129)
+GCM_MIN_TAG = 4
 
 
 def _cryptography_ciphers():
@@ -23,25 +27,108 @@ def _cryptography_ciphers():
     return Cipher, algorithms, modes
 
 
-class EcbProvider:
-    """AES-ECB: whole blocks, no state between calls."""
+def _mode_class(modes, mode_name: str):
+    """pyca/cryptography moved CFB, CFB8 and OFB to its ``decrepit`` package (43.0)."""
+    try:
+        from cryptography.hazmat.decrepit.ciphers import modes as decrepit_modes
+    except ImportError:
+        decrepit_modes = None
+    if decrepit_modes is not None and hasattr(decrepit_modes, mode_name):
+        return getattr(decrepit_modes, mode_name)
+    return getattr(modes, mode_name)
+
+
+class ModeProvider:
+    """One AES mode of operation: contexts whose ``update`` encrypts or decrypts.
+
+    ``mode_name`` is the pyca/cryptography mode class (``"CBC"``, ``"CFB8"``...);
+    ECB takes no IV, every other mode takes one 16-byte value.
+    """
 
     name = "openssl"
-    primitive = "aes-ecb"
+
+    def __init__(self, primitive: str, mode_name: str) -> None:
+        cipher, algorithms, modes = _cryptography_ciphers()
+        self.primitive = primitive
+        self._cipher = cipher
+        self._aes = algorithms.AES
+        self._mode = _mode_class(modes, mode_name)
+        self._ecb = mode_name == "ECB"
+
+    def _make(self, key: bytes, iv: bytes | None):
+        mode = self._mode() if self._ecb else self._mode(iv)
+        return self._cipher(self._aes(key), mode)
+
+    def encryptor(self, key: bytes, iv: bytes | None = None):
+        return self._make(key, iv).encryptor()
+
+    def decryptor(self, key: bytes, iv: bytes | None = None):
+        return self._make(key, iv).decryptor()
+
+
+class CfbProvider:
+    """AES-CFB with the two segment sizes OpenSSL has: 8 and 128 bits."""
+
+    name = "openssl"
+    primitive = "aes-cfb"
+    SEGMENT_SIZES = (8, 128)
 
     def __init__(self) -> None:
-        Cipher, algorithms, modes = _cryptography_ciphers()
-        self._cipher = Cipher
+        self._by_segment = {8: ModeProvider("aes-cfb", "CFB8"), 128: ModeProvider("aes-cfb", "CFB")}
+
+    def encryptor(self, key: bytes, iv: bytes, segment_size: int):
+        return self._by_segment[segment_size].encryptor(key, iv)
+
+    def decryptor(self, key: bytes, iv: bytes, segment_size: int):
+        return self._by_segment[segment_size].decryptor(key, iv)
+
+
+class GcmProvider:
+    """AES-GCM: one-shot AEAD calls for whole messages, streaming contexts otherwise."""
+
+    name = "openssl"
+    primitive = "aes-gcm"
+
+    def __init__(self) -> None:
+        cipher, algorithms, modes = _cryptography_ciphers()
+        from cryptography.exceptions import InvalidTag
+        from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+
+        self._cipher = cipher
         self._aes = algorithms.AES
-        self._ecb = modes.ECB()
+        self._gcm = modes.GCM
+        self.one_shot = AESGCM  # AESGCM(key).encrypt(nonce, data, aad) -> ct || 16-byte tag
+        self.InvalidTag = InvalidTag
 
-    def encryptor(self, key: bytes):
-        """A context whose ``update(data)`` encrypts whole blocks."""
-        return self._cipher(self._aes(key), self._ecb).encryptor()
+    def encryptor(self, key: bytes, nonce: bytes):
+        return self._cipher(self._aes(key), self._gcm(nonce)).encryptor()
 
-    def decryptor(self, key: bytes):
-        return self._cipher(self._aes(key), self._ecb).decryptor()
+    def decryptor(self, key: bytes, nonce: bytes):
+        """A context that checks the tag given to ``finalize_with_tag`` (4..16 bytes)."""
+        mode = self._gcm(nonce, min_tag_length=GCM_MIN_TAG)
+        return self._cipher(self._aes(key), mode).decryptor()
 
 
-def ecb_provider() -> EcbProvider:
-    return EcbProvider()
+def ecb_provider() -> ModeProvider:
+    return ModeProvider("aes-ecb", "ECB")
+
+
+def cbc_provider() -> ModeProvider:
+    return ModeProvider("aes-cbc", "CBC")
+
+
+def ctr_provider() -> ModeProvider:
+    """CTR over a full 16-byte counter block (OpenSSL increments all 128 bits)."""
+    return ModeProvider("aes-ctr", "CTR")
+
+
+def ofb_provider() -> ModeProvider:
+    return ModeProvider("aes-ofb", "OFB")
+
+
+def cfb_provider() -> CfbProvider:
+    return CfbProvider()
+
+
+def gcm_provider() -> GcmProvider:
+    return GcmProvider()

@@ -53,5 +53,12 @@ def deliver(result: bytes, output: Any) -> bytes | None:
     """
     if output is None:
         return result
-    output[:] = result
+    if type(output) is memoryview and output.format != "B":
+        output = output.cast("B")
+    output[: len(result)] = result
     return None
+
+
+def raw_bytes(data: Any) -> bytes:
+    """The bytes pycryptodome's C code reads from a buffer it accepted: the first len(data)."""
+    return bytes(memoryview(data).cast("B")[: len(data)])

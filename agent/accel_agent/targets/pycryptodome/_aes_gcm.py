@@ -1,0 +1,390 @@
+"""An OpenSSL-backed object that behaves like pycryptodome's ``GcmMode``.
+
+pycryptodome streams GCM (``update`` for associated data, any number of
+``encrypt``/``decrypt`` calls, then ``digest``/``verify`` as often as
+wanted); OpenSSL needs to know the direction before the first byte of
+associated data, and checks a tag once. So:
+
+* associated data is kept until the direction is known (the first
+  ``encrypt``, ``decrypt``, ``digest`` or ``verify``);
+* a whole message on a fresh object (``encrypt_and_digest``,
+  ``decrypt_and_verify``) goes to the one-shot ``AESGCM`` call when it is
+  small, where streaming contexts cost more than the work;
+* ``verify`` hands the tag to OpenSSL, which compares in constant time; a
+  second ``verify`` after a failed one needs the real tag, which is rebuilt
+  from the plaintext kept for that purpose (up to a bound, past which a
+  shadow encryptor keeps the tag computable without keeping the data);
+* anything pycryptodome would reject, or that is not a plain buffer, goes to
+  a native twin: a real ``GcmMode`` with the same key and nonce, replayed to
+  the same point when no data has been processed yet, or, for an error,
+  brought to the same order-rule state so it raises what native raises.
+"""
+
+from __future__ import annotations
+
+from hmac import compare_digest
+
+from accel_agent.targets.pycryptodome import _buffers
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Callable
+
+MODE_GCM = 11
+BLOCK_SIZE = 16
+ONE_SHOT_LIMIT = 16 * 1024  # above this, streaming beats copying ct || tag apart
+PLAINTEXT_KEPT_LIMIT = 4 * 1024 * 1024  # decrypted bytes kept for a second verify
+# The smallest limits of any supported pycryptodome (4.x; 3.x allows more): at
+# or past them a native object with the same counts decides whether to raise.
+SMALLEST_MESSAGE_LIMIT = 2**36 - 32
+SMALLEST_AAD_LIMIT = 2**61 - 1
+
+# The methods pycryptodome allows next, as it tracks them in ``_next``.
+UPDATE, ENCRYPT, DECRYPT, DIGEST, VERIFY = "update", "encrypt", "decrypt", "digest", "verify"
+_AFTER = {
+    UPDATE: frozenset((UPDATE, ENCRYPT, DECRYPT, DIGEST, VERIFY)),
+    ENCRYPT: frozenset((ENCRYPT, DIGEST)),
+    DECRYPT: frozenset((DECRYPT, VERIFY)),
+    DIGEST: frozenset((DIGEST,)),
+    VERIFY: frozenset((VERIFY,)),
+}
+_INITIAL = _AFTER[UPDATE]
+
+
+class GcmCipher:
+    """pycryptodome's ``GcmMode``, served by OpenSSL."""
+
+    __slots__ = (
+        "block_size",
+        "nonce",
+        "_key",
+        "_mac_len",
+        "_slot",
+        "_provider",
+        "_native_new",
+        "_twin",
+        "_next",
+        "_history",
+        "_aad",
+        "_auth_len",
+        "_msg_len",
+        "_context",
+        "_direction",
+        "_tag",
+        "_tag_checked",
+        "_kept_plaintext",
+        "_kept_size",
+        "_shadow",
+    )
+
+    def __init__(
+        self, slot: Any, provider: Any, key: bytes, native_new: Callable, nonce: bytes, mac_len: int
+    ) -> None:
+        self.block_size = BLOCK_SIZE
+        self.nonce = nonce
+        self._key = key
+        self._mac_len = mac_len
+        self._slot = slot
+        self._provider = provider
+        self._native_new = native_new
+        self._twin = None
+        self._next = _INITIAL
+        self._history: list[str] = []  # order-rule transitions, to replay on an error twin
+        self._aad: list[bytes] = []
+        self._auth_len = 0
+        self._msg_len = 0
+        self._context = None
+        self._direction = None
+        self._tag: bytes | None = None
+        self._tag_checked = False  # OpenSSL's context has checked a tag already
+        self._kept_plaintext: list[bytes] | None = []
+        self._kept_size = 0
+        self._shadow = None
+
+    # -- twins -------------------------------------------------------------
+
+    def _new_native(self) -> Any:
+        return self._native_new(self._key, MODE_GCM, nonce=self.nonce, mac_len=self._mac_len)
+
+    def _become_native(self) -> Any:
+        """Hand the rest of this message to a native twin (only before any data was processed)."""
+        if self._twin is None:
+            twin = self._new_native()
+            for chunk in self._aad:
+                twin.update(chunk)
+            twin._auth_len = self._auth_len  # the counts native checks its limits against
+            twin._msg_len = self._msg_len
+            self._twin = twin
+        return self._twin
+
+    def _native_verdict(self, method: str, *args: Any, **kwargs: Any) -> Any:
+        """Let a native object in the same order-rule state judge a call we cannot serve.
+
+        It raises what pycryptodome raises; when it does not, its answer is
+        returned (only reached for inputs native accepts that we do not know).
+        """
+        twin = self._new_native()
+        for step in self._history:
+            _replay(twin, step)
+        twin._msg_len = self._msg_len
+        twin._auth_len = self._auth_len
+        return getattr(twin, method)(*args, **kwargs)
+
+    def _step(self, method: str) -> None:
+        self._next = _AFTER[method]
+        if not self._history or self._history[-1] != method:
+            self._history.append(method)
+
+    # -- associated data ---------------------------------------------------
+
+    def update(self, assoc_data: Any) -> GcmCipher:
+        if self._twin is not None:
+            self._twin.update(assoc_data)
+            return self
+        if UPDATE not in self._next:
+            self._native_verdict(UPDATE, assoc_data)
+        if not _buffers.is_plain(assoc_data) or (
+            self._auth_len + len(assoc_data) > SMALLEST_AAD_LIMIT
+        ):
+            self._become_native().update(assoc_data)
+            self._step(UPDATE)
+            return self
+        self._step(UPDATE)
+        self._aad.append(bytes(assoc_data))
+        self._auth_len += len(assoc_data)
+        return self
+
+    def _open(self, direction: str) -> Any:
+        if direction == ENCRYPT:
+            context = self._provider.encryptor(self._key, self.nonce)
+        else:
+            context = self._provider.decryptor(self._key, self.nonce)
+        for chunk in self._aad:
+            context.authenticate_additional_data(chunk)
+        self._direction = direction
+        self._context = context
+        return context
+
+    # -- encryption --------------------------------------------------------
+
+    def encrypt(self, plaintext: Any, output: Any = None) -> bytes | None:
+        if self._twin is not None:
+            return self._twin.encrypt(plaintext, output=output)
+        if ENCRYPT not in self._next:
+            return self._native_verdict(ENCRYPT, plaintext, output=output)
+        if not _buffers.servable(plaintext, output):
+            if self._context is None and self._tag is None:
+                self._step(ENCRYPT)
+                return self._become_native().encrypt(plaintext, output=output)
+            # Mid-message, only an error can be left to native; if native
+            # accepts the buffer, serve the bytes its C code would read.
+            self._native_verdict(ENCRYPT, plaintext, output=output)
+            plaintext = _buffers.raw_bytes(plaintext)
+        elif self._too_long(len(plaintext)):
+            self._native_verdict(ENCRYPT, plaintext, output=output)  # pycryptodome 4.x raises here
+        self._step(ENCRYPT)
+        context = self._context or self._open(ENCRYPT)
+        self._msg_len += len(plaintext)
+        self._slot.calls += 1
+        return _buffers.deliver(context.update(plaintext), output)
+
+    def digest(self) -> bytes:
+        if self._twin is not None:
+            return self._twin.digest()
+        if DIGEST not in self._next:
+            return self._native_verdict(DIGEST)
+        self._step(DIGEST)
+        if self._tag is None:
+            context = self._context or self._open(ENCRYPT)
+            context.finalize()
+            self._tag = context.tag[: self._mac_len]
+            self._slot.calls += 1
+        return self._tag
+
+    def hexdigest(self) -> str:
+        return self.digest().hex()
+
+    def encrypt_and_digest(self, plaintext: Any, output: Any = None) -> tuple[Any, bytes]:
+        if (
+            self._twin is None
+            and self._context is None
+            and self._tag is None
+            and ENCRYPT in self._next
+            and output is None
+            and _buffers.is_plain(plaintext)
+            and len(plaintext) <= ONE_SHOT_LIMIT
+        ):
+            sealed = self._provider.one_shot(self._key).encrypt(
+                self.nonce, plaintext, b"".join(self._aad) if self._aad else None
+            )
+            self._step(ENCRYPT)
+            self._step(DIGEST)
+            self._msg_len += len(plaintext)
+            self._tag = sealed[-16:][: self._mac_len]
+            self._slot.calls += 1
+            return sealed[:-16], self._tag
+        return self.encrypt(plaintext, output=output), self.digest()
+
+    # -- decryption --------------------------------------------------------
+
+    def decrypt(self, ciphertext: Any, output: Any = None) -> bytes | None:
+        if self._twin is not None:
+            return self._twin.decrypt(ciphertext, output=output)
+        if DECRYPT not in self._next:
+            return self._native_verdict(DECRYPT, ciphertext, output=output)
+        if not _buffers.servable(ciphertext, output):
+            if self._context is None and self._tag is None:
+                self._step(DECRYPT)
+                return self._become_native().decrypt(ciphertext, output=output)
+            # Mid-message, only an error can be left to native; if native
+            # accepts the buffer, serve the bytes its C code would read.
+            self._native_verdict(DECRYPT, ciphertext, output=output)
+            ciphertext = _buffers.raw_bytes(ciphertext)
+        elif self._too_long(len(ciphertext)):
+            self._native_verdict(DECRYPT, ciphertext, output=output)  # pycryptodome 4.x raises here
+        self._step(DECRYPT)
+        context = self._context or self._open(DECRYPT)
+        self._msg_len += len(ciphertext)
+        plaintext = context.update(ciphertext)
+        self._keep(plaintext)
+        self._slot.calls += 1
+        return _buffers.deliver(plaintext, output)
+
+    def verify(self, received_mac_tag: Any) -> None:
+        if self._twin is not None:
+            return self._twin.verify(received_mac_tag)
+        if VERIFY not in self._next:
+            return self._native_verdict(VERIFY, received_mac_tag)
+        if not _buffers.is_plain(received_mac_tag):
+            # Native raises TypeError for what it cannot compare; for anything it
+            # can, the comparison below decides, on the bytes native compares.
+            try:
+                self._native_verdict(VERIFY, received_mac_tag)
+            except ValueError:
+                pass
+            received_mac_tag = bytes(received_mac_tag)
+        self._step(VERIFY)
+        if self._check(bytes(received_mac_tag)):
+            return None
+        raise ValueError("MAC check failed")
+
+    def hexverify(self, hex_mac_tag: str) -> None:
+        from binascii import unhexlify
+
+        self.verify(unhexlify(hex_mac_tag))
+
+    def decrypt_and_verify(self, ciphertext: Any, received_mac_tag: Any, output: Any = None) -> Any:
+        if (
+            self._twin is None
+            and self._context is None
+            and self._tag is None
+            and DECRYPT in self._next
+            and output is None
+            and self._mac_len == 16
+            and _buffers.is_plain(ciphertext)
+            and len(ciphertext) <= ONE_SHOT_LIMIT
+            and type(received_mac_tag) is bytes
+            and len(received_mac_tag) == 16
+        ):
+            aad = b"".join(self._aad) if self._aad else None
+            self._step(DECRYPT)
+            self._step(VERIFY)
+            self._msg_len += len(ciphertext)
+            self._slot.calls += 1
+            try:
+                plaintext = self._provider.one_shot(self._key).decrypt(
+                    self.nonce, bytes(ciphertext) + received_mac_tag, aad
+                )
+            except self._provider.InvalidTag:
+                # Keep what a later verify() needs to know the real tag.
+                self._kept_plaintext = [self._plaintext_of(ciphertext)]
+                self._tag_checked = True
+                raise ValueError("MAC check failed") from None
+            self._tag = received_mac_tag
+            self._tag_checked = True
+            return plaintext
+        plaintext = self.decrypt(ciphertext, output=output)
+        self.verify(received_mac_tag)
+        return plaintext
+
+    # -- helpers -----------------------------------------------------------
+
+    def _too_long(self, length: int) -> bool:
+        return self._msg_len + length > SMALLEST_MESSAGE_LIMIT
+
+    def _check(self, received: bytes) -> bool:
+        """Compare ``received`` with the real tag, in constant time."""
+        if self._tag is not None:
+            return compare_digest(self._tag, received)
+        if len(received) != self._mac_len:
+            return False  # native compares mac_len bytes with it: never equal
+        if self._context is None:
+            self._open(DECRYPT)
+        if not self._tag_checked:
+            self._tag_checked = True
+            self._slot.calls += 1
+            try:
+                self._context.finalize_with_tag(received)
+            except self._provider.InvalidTag:
+                return False
+            self._tag = received
+            self._release_kept()
+            return True
+        self._tag = self._rebuild_tag()
+        return compare_digest(self._tag, received)
+
+    def _keep(self, plaintext: bytes) -> None:
+        """Keep decrypted data (by reference) until the tag is known; bounded."""
+        if self._tag is not None:
+            return
+        if self._shadow is not None:
+            self._shadow.update(plaintext)
+            return
+        self._kept_plaintext.append(plaintext)
+        self._kept_size += len(plaintext)
+        if self._kept_size > PLAINTEXT_KEPT_LIMIT:
+            self._shadow = self._provider.encryptor(self._key, self.nonce)
+            for chunk in self._aad:
+                self._shadow.authenticate_additional_data(chunk)
+            for chunk in self._kept_plaintext:
+                self._shadow.update(chunk)
+            self._release_kept()
+
+    def _release_kept(self) -> None:
+        self._kept_plaintext = []
+        self._kept_size = 0
+
+    def _rebuild_tag(self) -> bytes:
+        """The real tag of what was decrypted: encrypting the plaintext again yields it."""
+        shadow = self._shadow
+        if shadow is None:
+            shadow = self._provider.encryptor(self._key, self.nonce)
+            for chunk in self._aad:
+                shadow.authenticate_additional_data(chunk)
+            for chunk in self._kept_plaintext:
+                shadow.update(chunk)
+        shadow.finalize()
+        self._shadow = None
+        self._release_kept()
+        return shadow.tag[: self._mac_len]
+
+    def _plaintext_of(self, ciphertext: Any) -> bytes:
+        context = self._provider.decryptor(self._key, self.nonce)
+        return context.update(ciphertext)
+
+
+def _replay(twin: Any, step: str) -> None:
+    """Move a native GcmMode through one order-rule transition without data."""
+    if step == UPDATE:
+        twin.update(b"")
+    elif step == ENCRYPT:
+        twin.encrypt(b"")
+    elif step == DECRYPT:
+        twin.decrypt(b"")
+    elif step == DIGEST:
+        twin.digest()
+    elif step == VERIFY:
+        try:
+            twin.verify(b"")
+        except ValueError:
+            pass  # the transition happened; the (empty) tag was wrong, as intended

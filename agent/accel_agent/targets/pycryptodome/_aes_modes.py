@@ -1,0 +1,317 @@
+"""OpenSSL-backed objects that behave like pycryptodome's AES mode objects.
+
+Each class mirrors one pycryptodome class (``EcbMode``, ``CbcMode``,
+``CtrMode``, ``CfbMode``, ``OfbMode``): the same public attributes, the same
+order rules (``encrypt`` after ``decrypt`` is a ``TypeError``), the same
+results. Plain calls (bytes-like input, ``output=`` of the right kind and
+size) go to OpenSSL. Anything else goes to a *twin*: a native pycryptodome
+object built from the same key and brought to exactly the state this object
+is in (chaining block, counter position, order rules). From then on the
+twin serves every call, so exotic inputs are processed, and errors raised,
+by pycryptodome itself, word for word, whatever its version.
+"""
+
+from __future__ import annotations
+
+from accel_agent.targets.pycryptodome import _buffers
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Callable
+
+BLOCK_SIZE = 16
+MODE_ECB, MODE_CBC, MODE_CFB, MODE_OFB, MODE_CTR = 1, 2, 3, 5, 6
+
+ENCRYPT, DECRYPT = "encrypt", "decrypt"
+
+
+class _Tail:
+    """The last 32 bytes of a stream, kept cheaply (a reference when the chunk is long)."""
+
+    __slots__ = ("_data",)
+
+    def __init__(self, initial: bytes = b"") -> None:
+        self._data = initial
+
+    def push(self, chunk: Any) -> None:
+        if len(chunk) >= 32:
+            self._data = chunk if type(chunk) is bytes else bytes(chunk[-32:])
+        elif chunk:
+            self._data = bytes(self._data[-32:]) + bytes(chunk)
+
+    def last(self, count: int) -> bytes:
+        return bytes(self._data[-count:]) if count else b""
+
+
+class _AesMode:
+    """What the five classic modes share: key, provider, twin, and call counting."""
+
+    __slots__ = ("block_size", "_key", "_slot", "_provider", "_native_new", "_twin")
+
+    def __init__(self, slot: Any, provider: Any, key: bytes, native_new: Callable) -> None:
+        self.block_size = BLOCK_SIZE
+        self._key = key
+        self._slot = slot
+        self._provider = provider
+        self._native_new = native_new
+        self._twin = None
+
+    def _switch_to_twin(self) -> Any:
+        """Build the native twin in this object's exact state; it serves every later call."""
+        if self._twin is None:
+            self._twin = self._build_twin()
+        return self._twin
+
+    def _build_twin(self) -> Any:
+        raise NotImplementedError
+
+
+class EcbCipher(_AesMode):
+    """pycryptodome's ``EcbMode``: whole blocks, no state, no order rules."""
+
+    __slots__ = ("_encryptor", "_decryptor")
+
+    def __init__(self, slot: Any, provider: Any, key: bytes, native_new: Callable) -> None:
+        _AesMode.__init__(self, slot, provider, key, native_new)
+        self._encryptor = None
+        self._decryptor = None
+
+    def _build_twin(self) -> Any:
+        return self._native_new(self._key, MODE_ECB)
+
+    def encrypt(self, plaintext: Any, output: Any = None) -> bytes | None:
+        if self._twin is not None or not _buffers.servable(plaintext, output, BLOCK_SIZE):
+            return self._switch_to_twin().encrypt(plaintext, output=output)
+        if self._encryptor is None:
+            self._encryptor = self._provider.encryptor(self._key)
+        self._slot.calls += 1
+        return _buffers.deliver(self._encryptor.update(plaintext), output)
+
+    def decrypt(self, ciphertext: Any, output: Any = None) -> bytes | None:
+        if self._twin is not None or not _buffers.servable(ciphertext, output, BLOCK_SIZE):
+            return self._switch_to_twin().decrypt(ciphertext, output=output)
+        if self._decryptor is None:
+            self._decryptor = self._provider.decryptor(self._key)
+        self._slot.calls += 1
+        return _buffers.deliver(self._decryptor.update(ciphertext), output)
+
+
+class _StreamingMode(_AesMode):
+    """Modes with pycryptodome's order rule: after encrypt only encrypt, after decrypt only decrypt.
+
+    ``_position`` counts the bytes processed; subclasses say how a twin is
+    brought to the same point (:meth:`_fresh_twin` plus :meth:`_catch_up`).
+    """
+
+    __slots__ = ("_direction", "_context", "_position", "_unit")
+
+    def __init__(
+        self, slot: Any, provider: Any, key: bytes, native_new: Callable, unit: int
+    ) -> None:
+        _AesMode.__init__(self, slot, provider, key, native_new)
+        self._direction = None
+        self._context = None
+        self._position = 0
+        self._unit = unit  # the input length must be a multiple of this (CBC: 16)
+
+    def encrypt(self, plaintext: Any, output: Any = None) -> bytes | None:
+        return self._process(ENCRYPT, plaintext, output)
+
+    def decrypt(self, ciphertext: Any, output: Any = None) -> bytes | None:
+        return self._process(DECRYPT, ciphertext, output)
+
+    def _process(self, direction: str, data: Any, output: Any) -> bytes | None:
+        if self._twin is None and self._direction in (None, direction):
+            if _buffers.servable(data, output, self._unit) and self._can_serve(len(data)):
+                if self._context is None:
+                    self._direction = direction
+                    self._context = self._open(direction)
+                result = self._context.update(data)
+                self._record(data, result, direction)
+                self._position += len(data)
+                self._slot.calls += 1
+                return _buffers.deliver(result, output)
+            # pycryptodome fixes the direction before it validates the input.
+            self._direction = direction
+        twin = self._switch_to_twin()
+        return getattr(twin, direction)(data, output=output)
+
+    def _build_twin(self) -> Any:
+        twin = self._fresh_twin()
+        if self._direction is not None:
+            self._catch_up(twin, getattr(twin, self._direction))
+        return twin
+
+    def _can_serve(self, length: int) -> bool:
+        return True
+
+    def _open(self, direction: str) -> Any:
+        raise NotImplementedError
+
+    def _record(self, data: Any, result: bytes, direction: str) -> None:
+        """Remember what a twin would need to reach this state."""
+
+    def _fresh_twin(self) -> Any:
+        raise NotImplementedError
+
+    def _catch_up(self, twin: Any, method: Callable) -> None:
+        """Bring a fresh twin to ``_position`` (the base case: nothing to replay)."""
+        method(b"")
+
+
+class CbcCipher(_StreamingMode):
+    """pycryptodome's ``CbcMode``; the chaining state is the last ciphertext block."""
+
+    __slots__ = ("iv", "IV", "_ciphertext_tail")
+
+    def __init__(
+        self, slot: Any, provider: Any, key: bytes, native_new: Callable, iv: bytes
+    ) -> None:
+        _StreamingMode.__init__(self, slot, provider, key, native_new, BLOCK_SIZE)
+        self.iv = self.IV = iv
+        self._ciphertext_tail = _Tail(iv)
+
+    def _open(self, direction: str) -> Any:
+        if direction == ENCRYPT:
+            return self._provider.encryptor(self._key, self.iv)
+        return self._provider.decryptor(self._key, self.iv)
+
+    def _record(self, data: Any, result: bytes, direction: str) -> None:
+        self._ciphertext_tail.push(result if direction == ENCRYPT else data)
+
+    def _fresh_twin(self) -> Any:
+        return self._native_new(self._key, MODE_CBC, iv=self._ciphertext_tail.last(BLOCK_SIZE))
+
+
+class CfbCipher(_StreamingMode):
+    """pycryptodome's ``CfbMode`` for 8- and 128-bit segments (any input length)."""
+
+    __slots__ = ("iv", "IV", "_segment_size", "_plaintext_tail", "_ciphertext_tail")
+
+    def __init__(
+        self,
+        slot: Any,
+        provider: Any,
+        key: bytes,
+        native_new: Callable,
+        iv: bytes,
+        segment_size: int,
+    ) -> None:
+        _StreamingMode.__init__(self, slot, provider, key, native_new, 1)
+        self.iv = self.IV = iv
+        self._segment_size = segment_size
+        self._plaintext_tail = _Tail()
+        self._ciphertext_tail = _Tail(iv)
+
+    def _open(self, direction: str) -> Any:
+        if direction == ENCRYPT:
+            return self._provider.encryptor(self._key, self.iv, self._segment_size)
+        return self._provider.decryptor(self._key, self.iv, self._segment_size)
+
+    def _record(self, data: Any, result: bytes, direction: str) -> None:
+        plaintext, ciphertext = (data, result) if direction == ENCRYPT else (result, data)
+        self._plaintext_tail.push(plaintext)
+        self._ciphertext_tail.push(ciphertext)
+
+    def _fresh_twin(self) -> Any:
+        # The shift register holds the last 16 ciphertext bytes before the
+        # current (partial) segment; CFB-8 segments are never partial.
+        partial = self._position % BLOCK_SIZE if self._segment_size == 128 else 0
+        register = self._ciphertext_tail.last(BLOCK_SIZE + partial)[:BLOCK_SIZE]
+        return self._native_new(self._key, MODE_CFB, iv=register, segment_size=self._segment_size)
+
+    def _catch_up(self, twin: Any, method: Callable) -> None:
+        partial = self._position % BLOCK_SIZE if self._segment_size == 128 else 0
+        tail = self._plaintext_tail if method.__name__ == ENCRYPT else self._ciphertext_tail
+        method(tail.last(partial))
+
+
+class OfbCipher(_StreamingMode):
+    """pycryptodome's ``OfbMode``; the state is the keystream block and the offset in it."""
+
+    __slots__ = ("iv", "IV", "_input_tail", "_output_tail")
+
+    def __init__(
+        self, slot: Any, provider: Any, key: bytes, native_new: Callable, iv: bytes
+    ) -> None:
+        _StreamingMode.__init__(self, slot, provider, key, native_new, 1)
+        self.iv = self.IV = iv
+        self._input_tail = _Tail()
+        self._output_tail = _Tail()
+
+    def _open(self, direction: str) -> Any:
+        if direction == ENCRYPT:
+            return self._provider.encryptor(self._key, self.iv)
+        return self._provider.decryptor(self._key, self.iv)
+
+    def _record(self, data: Any, result: bytes, direction: str) -> None:
+        self._input_tail.push(data)
+        self._output_tail.push(result)
+
+    def _fresh_twin(self) -> Any:
+        whole_blocks = self._position // BLOCK_SIZE
+        if whole_blocks == 0:
+            register = self.iv
+        else:
+            # The register after n blocks is keystream block n-1 = input XOR output.
+            partial = self._position % BLOCK_SIZE
+            span = BLOCK_SIZE + partial
+            block_in = self._input_tail.last(span)[:BLOCK_SIZE]
+            block_out = self._output_tail.last(span)[:BLOCK_SIZE]
+            register = bytes(a ^ b for a, b in zip(block_in, block_out))
+        return self._native_new(self._key, MODE_OFB, iv=register)
+
+    def _catch_up(self, twin: Any, method: Callable) -> None:
+        method(bytes(self._position % BLOCK_SIZE))
+
+
+class CtrCipher(_StreamingMode):
+    """pycryptodome's ``CtrMode`` with a big-endian counter and no suffix.
+
+    OpenSSL increments the whole 16-byte block where pycryptodome wraps the
+    counter field alone; a call that would wrap the field goes to a twin, so
+    the two never disagree.
+    """
+
+    __slots__ = ("nonce", "_counter_start", "_counter_len", "_blocks_left")
+
+    def __init__(
+        self,
+        slot: Any,
+        provider: Any,
+        key: bytes,
+        native_new: Callable,
+        nonce: bytes,
+        counter_start: int,
+    ) -> None:
+        _StreamingMode.__init__(self, slot, provider, key, native_new, 1)
+        self.nonce = nonce
+        self._counter_start = counter_start
+        self._counter_len = BLOCK_SIZE - len(nonce)
+        # counter blocks usable before the field wraps (pycryptodome goes on, OpenSSL carries)
+        self._blocks_left = (1 << (8 * self._counter_len)) - counter_start
+
+    def _can_serve(self, length: int) -> bool:
+        blocks_needed = (self._position + length + BLOCK_SIZE - 1) // BLOCK_SIZE
+        return blocks_needed <= self._blocks_left
+
+    def _open(self, direction: str) -> Any:
+        block = self.nonce + self._counter_start.to_bytes(self._counter_len, "big")
+        if direction == ENCRYPT:
+            return self._provider.encryptor(self._key, block)
+        return self._provider.decryptor(self._key, block)
+
+    def _fresh_twin(self) -> Any:
+        # Always from the original counter value: pycryptodome's wrap-around
+        # check is relative to it.
+        return self._native_new(
+            self._key, MODE_CTR, nonce=self.nonce, initial_value=self._counter_start
+        )
+
+    def _catch_up(self, twin: Any, method: Callable) -> None:
+        remaining = self._position
+        method(b"")
+        while remaining:
+            step = min(remaining, 1 << 20)
+            method(bytes(step))
+            remaining -= step
