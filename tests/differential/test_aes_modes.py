@@ -1,0 +1,836 @@
+"""AES modes under the agent against native pycryptodome, on generated inputs.
+
+Every test builds a scenario (see :mod:`transparency_helpers`) and has
+:func:`both` run it with the agent and natively: results, exceptions
+(type and message), attributes and ``output=`` buffers must be identical.
+The tests hold whether or not a mode is accelerated yet; the summary at the
+end of the run shows the accelerated calls each test made, and a test marked
+``accelerates`` fails if its primitive is accelerated but no call was.
+
+The mode table :data:`CASES` is the data; the tests are factories over it
+and over the installed flavours (``Crypto``, ``Cryptodome``).
+"""
+
+from __future__ import annotations
+
+import pytest
+from diff_strategies import (
+    DIFF_SETTINGS,
+    FakeLength,
+    any_input_kind,
+    cuts,
+    data,
+    input_kinds,
+    keys,
+    make_bytes,
+    make_input,
+    make_output,
+    output_content,
+    output_kinds,
+    scaled,
+    seeds,
+    sizes,
+    split,
+    wrong_values,
+)
+from hypothesis import given
+from hypothesis import strategies as st
+
+from accel_agent import catalog
+from transparency_helpers import (
+    Recorder,
+    Shape,
+    acceleration,
+    both,
+    call_counts,
+    catalog_names,
+    count_delta,
+    flavour_major,
+    import_from,
+    installed_flavours,
+    natively,
+)
+
+RAISED = Recorder.RAISED
+ATTRIBUTES = ("block_size", "iv", "IV", "nonce", "key_size", "mode")
+RANDOM_ATTRIBUTES = ("iv", "IV", "nonce")
+AEAD_METHODS = (
+    "update",
+    "digest",
+    "hexdigest",
+    "verify",
+    "hexverify",
+    "encrypt_and_digest",
+    "decrypt_and_verify",
+)
+
+FLAVOURS = installed_flavours()
+if not FLAVOURS:
+    pytest.skip("neither pycryptodome nor pycryptodomex is installed", allow_module_level=True)
+
+
+# ----------------------------------------------------------------- the mode table
+
+ivs = st.binary(min_size=16, max_size=16)
+
+
+def _initial_values(counter_len: int) -> st.SearchStrategy:
+    """Counter start values, with weight near the top so that some messages wrap."""
+    top = 2 ** (8 * counter_len) - 1
+    as_int = st.one_of(
+        st.integers(0, min(top, 1000)), st.integers(max(0, top - 4200), top), st.integers(0, top)
+    )
+    return st.one_of(as_int, as_int.map(lambda v: v.to_bytes(counter_len, "big")))
+
+
+def _nonce_and_initial_value(nonce_len: int) -> st.SearchStrategy[dict]:
+    return st.fixed_dictionaries(
+        {"nonce": st.binary(min_size=nonce_len, max_size=nonce_len)},
+        optional={"initial_value": _initial_values(16 - nonce_len)},
+    )
+
+
+@st.composite
+def counter_params(draw) -> dict:
+    """``counter=Counter.new(...)`` as a description (built per run by :func:`resolve`)."""
+    nbytes = draw(st.one_of(st.sampled_from([1, 2, 4, 8, 16]), st.integers(1, 16)))
+    prefix_len = draw(st.integers(0, 16 - nbytes))
+    prefix = draw(st.binary(min_size=prefix_len, max_size=prefix_len))
+    suffix_len = 16 - nbytes - prefix_len
+    suffix = draw(st.binary(min_size=suffix_len, max_size=suffix_len))
+    top = 2 ** (8 * nbytes) - 1
+    initial = draw(
+        st.one_of(
+            st.integers(0, min(top, 1000)),
+            st.integers(max(0, top - 4200), top),
+            st.integers(0, top),
+        )
+    )
+    little_endian = draw(st.booleans())
+    return {"counter": ("Counter.new", nbytes * 8, prefix, suffix, initial, little_endian)}
+
+
+ctr_params = st.one_of(
+    st.integers(0, 15).flatmap(_nonce_and_initial_value),
+    st.sampled_from([8, 12]).flatmap(_nonce_and_initial_value),  # the common shapes
+    counter_params(),
+)
+gcm_nonce_lengths = st.one_of(st.sampled_from([12, 16, 8, 1, 13, 64]), st.integers(1, 64))
+gcm_params = st.fixed_dictionaries(
+    {"nonce": gcm_nonce_lengths.flatmap(lambda n: st.binary(min_size=n, max_size=n))},
+    optional={"mac_len": st.integers(4, 16)},
+)
+
+
+class ModeCase:
+    """One AES mode: its primitive name in the agent's catalog and how to drive it."""
+
+    def __init__(
+        self,
+        name: str,
+        primitive: str,
+        constant: str,
+        params: st.SearchStrategy[dict],
+        aligned: bool = False,
+        aead: bool = False,
+        randomizes: bool = True,
+    ) -> None:
+        self.name = name
+        self.primitive = primitive  # the catalog name whose slot counts accelerated calls
+        self.constant = constant  # the module attribute: MODE_GCM
+        self.params = params  # common, valid argument shapes
+        self.aligned = aligned  # data must be whole blocks
+        self.aead = aead
+        self.randomizes = randomizes  # makes up an iv/nonce when none is given
+
+    def __repr__(self) -> str:
+        return self.name
+
+    @property
+    def multiple(self) -> int:
+        return 16 if self.aligned else 1
+
+
+CASES = (
+    ModeCase("ecb", "aes-ecb", "MODE_ECB", st.just({}), aligned=True, randomizes=False),
+    ModeCase("cbc", "aes-cbc", "MODE_CBC", st.fixed_dictionaries({"iv": ivs}), aligned=True),
+    ModeCase("ctr", "aes-ctr", "MODE_CTR", ctr_params),
+    ModeCase("gcm", "aes-gcm", "MODE_GCM", gcm_params, aead=True),
+    ModeCase(
+        "cfb",
+        "aes-cfb",
+        "MODE_CFB",
+        st.fixed_dictionaries({"iv": ivs}, optional={"segment_size": st.sampled_from([8, 128])}),
+    ),
+    ModeCase("ofb", "aes-ofb", "MODE_OFB", st.fixed_dictionaries({"iv": ivs})),
+)
+BY_PRIMITIVE = {case.primitive: case for case in CASES}
+
+with_cases = pytest.mark.parametrize("case", CASES, ids=repr)
+with_flavours = pytest.mark.parametrize("flavour", FLAVOURS)
+
+
+@pytest.fixture
+def aes(flavour):
+    return import_from(flavour, "Cipher.AES")
+
+
+def resolve(module, params: dict) -> dict:
+    """Build the run's own objects (Counter.new) from a parameter description."""
+    resolved = {}
+    for name, value in params.items():
+        if isinstance(value, tuple) and value and value[0] == "Counter.new":
+            counter = import_from(module.__name__.split(".")[0], "Util.Counter")
+            _, nbits, prefix, suffix, initial, little_endian = value
+            value = counter.new(
+                nbits,
+                prefix=prefix,
+                suffix=suffix,
+                initial_value=initial,
+                little_endian=little_endian,
+            )
+        resolved[name] = value
+    return resolved
+
+
+def record_object(rec: Recorder, label: str, cipher, random_nonce: bool = False) -> None:
+    """The public face of a cipher object: attribute values and the names it exposes."""
+    rec.attributes(label, cipher, ATTRIBUTES, shape_only=RANDOM_ATTRIBUTES if random_nonce else ())
+    rec.note(label + " public names", sorted(n for n in dir(cipher) if not n.startswith("_")))
+
+
+# ----------------------------------------------------------------- the table is complete
+
+
+def test_every_aes_primitive_has_a_case():
+    """A new AES primitive in the catalog needs a row in CASES (and so gets these tests)."""
+    aes_primitives = {spec.name for spec in catalog.PRIMITIVES if spec.family == "aes"}
+    assert aes_primitives <= set(BY_PRIMITIVE), sorted(aes_primitives - set(BY_PRIMITIVE))
+
+
+# ----------------------------------------------------------------- the accelerated path is taken
+
+PLAIN = {
+    "aes-ecb": {},
+    "aes-cbc": {"iv": bytes(range(16))},
+    "aes-ctr": {"nonce": bytes(8)},
+    "aes-gcm": {"nonce": bytes(12)},
+    "aes-cfb": {"iv": bytes(range(16)), "segment_size": 128},
+    "aes-ofb": {"iv": bytes(range(16))},
+}
+
+
+@with_flavours
+@with_cases
+def test_plain_call_is_accelerated(aes, case):
+    """The commonest call shape of each mode goes through the agent's slot, once accelerated."""
+    accelerated, why = acceleration(case.primitive)
+    if not accelerated:
+        pytest.skip(why)
+    before = call_counts()
+    cipher = aes.new(bytes(16), getattr(aes, case.constant), **PLAIN[case.primitive])
+    if case.aead:
+        cipher.update(b"header")
+        cipher.encrypt_and_digest(bytes(64))
+    else:
+        cipher.encrypt(bytes(64))
+    assert count_delta(before, call_counts()).get(case.primitive, 0) > 0, (
+        "%s is accelerated (%s) but a plain call made no accelerated call" % (case.primitive, why)
+    )
+
+
+@pytest.mark.parametrize("primitive", catalog_names())
+def test_catalog_primitive_status(primitive, record_property):
+    """One line per catalog primitive, so the run's log says what is accelerated here."""
+    accelerated, why = acceleration(primitive)
+    record_property("acceleration", why)
+    assert isinstance(accelerated, bool)
+
+
+# ----------------------------------------------------------------- round trips
+
+
+def roundtrip(rec, aes, case, key, params, blob, enc_cuts, dec_cuts, kind, aad, aad_cuts):
+    """Encrypt in pieces, decrypt in other pieces, recording every step."""
+    mode = getattr(aes, case.constant)
+    enc = rec.call("new(enc)", aes.new, key, mode, **resolve(aes, params))
+    if enc is RAISED:
+        return
+    record_object(rec, "enc", enc)
+    if case.aead:
+        for piece in split(aad, aad_cuts):
+            rec.call("update(enc)", enc.update, make_input(kind, piece))
+    pieces = []
+    for piece in split(blob, enc_cuts):
+        out = rec.call("encrypt", enc.encrypt, make_input(kind, piece))
+        if out is not RAISED:
+            pieces.append(out)
+    ciphertext = b"".join(pieces)
+    tag = rec.call("digest", enc.digest) if case.aead else None
+    if case.aead:
+        rec.call("hexdigest", enc.hexdigest)
+
+    dec = rec.call("new(dec)", aes.new, key, mode, **resolve(aes, params))
+    if dec is RAISED:
+        return
+    if case.aead:
+        for piece in split(aad, aad_cuts[:1]):  # chunked unlike the encryption
+            rec.call("update(dec)", dec.update, make_input(kind, piece))
+    pieces = []
+    for piece in split(ciphertext, dec_cuts):
+        out = rec.call("decrypt", dec.decrypt, make_input(kind, piece))
+        if out is not RAISED:
+            pieces.append(out)
+    rec.note("round trip", b"".join(pieces) == blob)
+    if case.aead and tag is not RAISED:
+        rec.call("verify", dec.verify, tag)
+    record_object(rec, "dec", dec)
+
+
+@st.composite
+def roundtrip_inputs(draw, case):
+    params = draw(case.params)
+    blob = draw(data(multiple=case.multiple))
+    enc_cuts = draw(cuts(len(blob), case.multiple))
+    dec_cuts = draw(cuts(len(blob), case.multiple))
+    aad = draw(data(max_size=2048)) if case.aead else b""
+    aad_cuts = draw(cuts(len(aad))) if case.aead else []
+    return params, blob, enc_cuts, dec_cuts, aad, aad_cuts
+
+
+@pytest.mark.accelerates
+@with_flavours
+@with_cases
+@DIFF_SETTINGS
+@given(key=keys, kind=input_kinds, inputs=st.data())
+def test_roundtrip(aes, case, key, kind, inputs):
+    params, blob, enc_cuts, dec_cuts, aad, aad_cuts = inputs.draw(roundtrip_inputs(case))
+    both(roundtrip, aes, case, key, params, blob, enc_cuts, dec_cuts, kind, aad, aad_cuts)
+
+
+# ----------------------------------------------------------------- call sequences (state machine)
+
+
+@st.composite
+def operations(draw, case):
+    """One call on a cipher object, described: name and argument kinds."""
+    size = draw(st.one_of(sizes(600, 16), sizes(600)))
+    name = draw(
+        st.sampled_from(
+            ("encrypt", "decrypt", "encrypt", "decrypt") + (AEAD_METHODS if case.aead else ())
+        )
+    )
+    kind = draw(st.one_of(input_kinds, input_kinds, any_input_kind))
+    output = draw(output_kinds)
+    tag = draw(st.sampled_from(TAG_KINDS))
+    return (name, size, kind, output, tag, draw(seeds))
+
+
+TAG_KINDS = (
+    "last",
+    "last",
+    "flipped",
+    "truncated",
+    "extended",
+    "zeros",
+    "empty",
+    "bytearray",
+    "memoryview",
+    "str",
+    "int",
+    "None",
+    "hex-upper",
+    "hex-odd",
+    "hex-nonhex",
+)
+
+
+def make_tag(kind: str, last: bytes, as_hex: bool):
+    """A tag for verify()/hexverify()/decrypt_and_verify(), derived from the last digest."""
+    if kind in ("str", "int", "None"):
+        return make_input(kind, last)
+    if kind == "flipped":
+        last = bytes([last[0] ^ 1]) + last[1:] if last else b"\x01"
+    elif kind == "truncated":
+        last = last[:-1]
+    elif kind == "extended":
+        last = last + b"\x00"
+    elif kind == "zeros":
+        last = bytes(len(last) or 16)
+    elif kind == "empty":
+        last = b""
+    if as_hex:
+        text = last.hex()
+        if kind == "hex-upper":
+            return text.upper()
+        if kind == "hex-odd":
+            return text + "0"
+        if kind == "hex-nonhex":
+            return "zz" + text[2:]
+        return text
+    if kind == "bytearray":
+        return bytearray(last)
+    if kind == "memoryview":
+        return memoryview(last)
+    return last
+
+
+def run_operations(rec, aes, case, key, params, ops):
+    cipher = rec.call("new", aes.new, key, getattr(aes, case.constant), **resolve(aes, params))
+    if cipher is RAISED:
+        return
+    record_object(rec, "new", cipher)
+    last_tag = b"\x00" * 16
+    for index, (name, size, kind, output_kind, tag_kind, seed) in enumerate(ops):
+        label = "%d:%s" % (index, name)
+        method = getattr(cipher, name, None)
+        if method is None:
+            rec.note(label, "no such method")
+            continue
+        blob = make_bytes(size, seed)
+        output = make_output(output_kind, size)
+        if name in ("encrypt", "decrypt"):
+            rec.call(label, method, make_input(kind, blob), output=output)
+        elif name == "update":
+            rec.call(label, method, make_input(kind, blob))
+        elif name in ("digest", "hexdigest"):
+            result = rec.call(label, method)
+            if isinstance(result, bytes):
+                last_tag = result
+        elif name in ("verify", "hexverify"):
+            rec.call(label, method, make_tag(tag_kind, last_tag, name == "hexverify"))
+        elif name == "encrypt_and_digest":
+            result = rec.call(label, method, make_input(kind, blob), output=output)
+            if isinstance(result, tuple):
+                last_tag = result[1]
+        elif name == "decrypt_and_verify":
+            tag = make_tag(tag_kind, last_tag, False)
+            rec.call(label, method, make_input(kind, blob), tag, output=output)
+        rec.note(label + " output", output_content(output))
+    record_object(rec, "end", cipher)
+
+
+@with_flavours
+@with_cases
+@DIFF_SETTINGS
+@given(key=keys, inputs=st.data())
+def test_call_sequences(aes, case, key, inputs):
+    """Random call sequences: misuse, wrong types, output= buffers, tags, all as native."""
+    params = inputs.draw(case.params)
+    ops = inputs.draw(st.lists(operations(case), min_size=1, max_size=8))
+    both(run_operations, aes, case, key, params, ops)
+
+
+# ----------------------------------------------------------------- output= buffers
+
+
+def with_output(rec, aes, case, key, params, blob, output_kind, method_name):
+    cipher = rec.call("new", aes.new, key, getattr(aes, case.constant), **resolve(aes, params))
+    if cipher is RAISED:
+        return
+    output = make_output(output_kind, len(blob))
+    method = getattr(cipher, method_name)
+    rec.call(method_name, method, blob, output=output)
+    rec.note("output", output_content(output))
+    # The object must still work (or refuse) as native after an output= call.
+    rec.call("then " + method_name, method, blob)
+
+
+@pytest.mark.accelerates
+@with_flavours
+@with_cases
+@DIFF_SETTINGS
+@given(key=keys, output_kind=output_kinds, method=st.sampled_from(["encrypt", "decrypt"]),
+       inputs=st.data())  # fmt: skip
+def test_output_buffers(aes, case, key, output_kind, method, inputs):
+    params = inputs.draw(case.params)
+    blob = inputs.draw(data(max_size=4096, multiple=case.multiple))
+    both(with_output, aes, case, key, params, blob, output_kind, method)
+
+
+# ----------------------------------------------------------------- constructor arguments
+
+MODE_VALUES = ("MODE_ECB", "MODE_CBC", "MODE_CTR", "MODE_GCM", "MODE_CFB", "MODE_OFB")
+RANDOMIZING = ("MODE_CBC", "MODE_CTR", "MODE_GCM", "MODE_CFB", "MODE_OFB")
+
+
+def _bytes_values(lengths) -> st.SearchStrategy:
+    return st.one_of(
+        st.sampled_from(lengths).flatmap(lambda n: st.binary(min_size=n, max_size=n)),
+        st.sampled_from(lengths).map(lambda n: ("bytearray", n)),
+        st.sampled_from(lengths).map(lambda n: ("memoryview", n)),
+        wrong_values,
+    )
+
+
+ARGUMENT_VALUES = {
+    "iv": _bytes_values([16, 15, 17, 0, 32]),
+    "IV": _bytes_values([16, 15, 17, 0]),
+    "nonce": _bytes_values([12, 8, 16, 0, 1, 15, 17, 64]),
+    "initial_value": st.one_of(
+        st.sampled_from([0, 1, 2**32, 2**64 - 1, 2**64, 2**128, -1, True]),
+        _bytes_values([4, 8, 16, 0]),
+    ),
+    "counter": st.one_of(counter_params().map(lambda p: p["counter"]), wrong_values, st.just({})),
+    "segment_size": st.sampled_from([8, 128, 16, 64, 0, 7, 9, 136, 256, -8, "8", None, 8.0]),
+    "mac_len": st.sampled_from([16, 12, 4, 3, 17, 0, -1, "16", None, 16.0]),
+    "use_aesni": st.booleans(),
+    "threads": st.sampled_from([1, 2, 0, -1, "2"]),
+    "assoc_len": st.just(4),
+    "key": st.just(bytes(16)),
+    "unknown_option": st.just(1),
+}
+
+key_values = st.one_of(
+    keys,
+    keys.map(bytearray),
+    keys.map(lambda k: ("memoryview", len(k))),
+    st.sampled_from([0, 1, 8, 15, 17, 23, 25, 31, 33, 64]).map(bytes),
+    st.sampled_from(["0123456789abcdef", 16, None, [0] * 16, 1.5]),
+)
+mode_values = st.one_of(
+    st.sampled_from(MODE_VALUES),
+    st.sampled_from([0, 4, 99, -1, "1", None, 1.0, 2.0, True, b"\x01"]),
+)
+
+
+def materialize(value):
+    """Turn ("bytearray", n) / ("memoryview", n) / Counter descriptions into fresh objects."""
+    if isinstance(value, tuple) and len(value) == 2 and value[0] in ("bytearray", "memoryview"):
+        blob = bytes(range(value[1] % 256)) + bytes(max(0, value[1] - 256))
+        return bytearray(blob) if value[0] == "bytearray" else memoryview(bytes(blob))
+    return value
+
+
+@st.composite
+def constructor_calls(draw):
+    key = draw(key_values)
+    mode = draw(mode_values)
+    names = draw(st.lists(st.sampled_from(sorted(ARGUMENT_VALUES)), unique=True, max_size=3))
+    kwargs = {name: draw(ARGUMENT_VALUES[name]) for name in names}
+    args = draw(st.one_of(st.just(()), st.lists(_bytes_values([16, 12, 8]), max_size=2)))
+    return key, mode, tuple(args), kwargs
+
+
+def construct(rec, aes, key, mode, args, kwargs):
+    mode_value = getattr(aes, mode) if isinstance(mode, str) and mode.startswith("MODE_") else mode
+    args = tuple(materialize(a) for a in args)
+    kwargs = resolve(aes, {name: materialize(value) for name, value in kwargs.items()})
+    cipher = rec.call("new", aes.new, materialize(key), mode_value, *args, **kwargs)
+    if cipher is RAISED:
+        return
+    given_nonce = args or any(
+        kwargs.get(name) is not None for name in ("iv", "IV", "nonce", "counter")
+    )
+    randomizing = any(_equal(mode_value, getattr(aes, name)) for name in RANDOMIZING)
+    random_nonce = randomizing and not given_nonce
+    record_object(rec, "new", cipher, random_nonce=random_nonce)
+    for method in ("encrypt", "decrypt"):
+        fresh = aes.new(materialize(key), mode_value, *args, **kwargs)
+        result = rec.call(method, getattr(fresh, method), bytes(32))
+        if random_nonce and isinstance(result, bytes):
+            rec.steps[-1] = (method, "returned", ("shape", "bytes", len(result)))
+
+
+def _equal(a, b) -> bool:
+    try:
+        return bool(a == b)
+    except Exception:  # noqa: BLE001 - a mode value whose == raises is simply not that mode
+        return False
+
+
+@with_flavours
+@DIFF_SETTINGS
+@given(call=constructor_calls())
+def test_constructor_arguments(aes, call):
+    """AES.new with valid, invalid, missing, extra and mistyped arguments: same object or error."""
+    key, mode, args, kwargs = call
+    both(construct, aes, key, mode, args, kwargs)
+
+
+# ----------------------------------------------------------------- GCM: nonces, tags, tampering
+
+TAMPERINGS = (
+    "none",
+    "ciphertext",
+    "tag",
+    "aad",
+    "nonce",
+    "truncated tag",
+    "extended tag",
+    "empty tag",
+    "missing aad",
+    "mac_len",
+)
+VERIFICATIONS = (
+    "decrypt_and_verify",
+    "decrypt+verify",
+    "decrypt+hexverify",
+    "chunked+verify",
+    "verify before decrypt",
+    "decrypt_and_verify+output",
+)
+
+
+def gcm_tamper(rec, aes, key, nonce, mac_len, aad, blob, tampering, verification, where):
+    kwargs = {"nonce": nonce} if mac_len is None else {"nonce": nonce, "mac_len": mac_len}
+    enc = rec.call("new(enc)", aes.new, key, aes.MODE_GCM, **kwargs)
+    if enc is RAISED:
+        return
+    rec.call("update(enc)", enc.update, aad)
+    sealed = rec.call("encrypt_and_digest", enc.encrypt_and_digest, blob)
+    if sealed is RAISED:
+        return
+    ciphertext, tag = sealed
+
+    def flip(buf: bytes) -> bytes:
+        if not buf:
+            return buf
+        i = where % len(buf)
+        return buf[:i] + bytes([buf[i] ^ (1 << (where % 8))]) + buf[i + 1 :]
+
+    if tampering == "ciphertext":
+        ciphertext = flip(ciphertext)
+    elif tampering == "tag":
+        tag = flip(tag)
+    elif tampering == "aad":
+        aad = flip(aad) if aad else b"\x00"
+    elif tampering == "nonce":
+        kwargs["nonce"] = flip(nonce)
+    elif tampering == "truncated tag":
+        tag = tag[:-1]
+    elif tampering == "extended tag":
+        tag = tag + b"\x00"
+    elif tampering == "empty tag":
+        tag = b""
+    elif tampering == "missing aad":
+        aad = None
+    elif tampering == "mac_len":
+        kwargs["mac_len"] = 16 if (mac_len or 16) != 16 else 12
+
+    dec = rec.call("new(dec)", aes.new, key, aes.MODE_GCM, **kwargs)
+    if dec is RAISED:
+        return
+    if aad is not None:
+        rec.call("update(dec)", dec.update, aad)
+    if verification == "decrypt_and_verify":
+        rec.call("decrypt_and_verify", dec.decrypt_and_verify, ciphertext, tag)
+    elif verification == "decrypt+verify":
+        rec.call("decrypt", dec.decrypt, ciphertext)
+        rec.call("verify", dec.verify, tag)
+    elif verification == "decrypt+hexverify":
+        rec.call("decrypt", dec.decrypt, ciphertext)
+        rec.call("hexverify", dec.hexverify, tag.hex())
+    elif verification == "chunked+verify":
+        step = 1 + where % 37
+        for start in range(0, len(ciphertext), step):
+            rec.call("decrypt", dec.decrypt, ciphertext[start : start + step])
+        rec.call("verify", dec.verify, tag)
+    elif verification == "verify before decrypt":
+        rec.call("verify", dec.verify, tag)
+        rec.call("decrypt", dec.decrypt, ciphertext)
+    else:
+        output = bytearray(len(ciphertext))
+        rec.call("decrypt_and_verify", dec.decrypt_and_verify, ciphertext, tag, output=output)
+        rec.note("output", output_content(output))
+    # After a failed verification, further calls fail as native does.
+    rec.call("verify again", dec.verify, tag)
+    rec.call("decrypt after verify", dec.decrypt, b"x")
+
+
+@pytest.mark.accelerates("aes-gcm")
+@with_flavours
+@DIFF_SETTINGS
+@given(
+    key=keys,
+    nonce_len=st.one_of(gcm_nonce_lengths, st.just(0)),
+    mac_len=st.one_of(st.none(), st.integers(4, 16), st.sampled_from([0, 1, 3, 17, 32])),
+    aad=data(max_size=300),
+    blob=data(max_size=5000),
+    tampering=st.sampled_from(TAMPERINGS),
+    verification=st.sampled_from(VERIFICATIONS),
+    where=st.integers(0, 2**16),
+)
+def test_gcm_tags_and_tampering(
+    aes, key, nonce_len, mac_len, aad, blob, tampering, verification, where
+):
+    """Nonces 0..64 bytes, mac_len in and out of 4..16, every verification path: as native."""
+    nonce = make_bytes(nonce_len, where)
+    both(gcm_tamper, aes, key, nonce, mac_len, aad, blob, tampering, verification, where)
+
+
+# ----------------------------------------------------------------- CTR: counters and their end
+
+
+def ctr_to_the_end(rec, aes, key, params, blocks_left, extra, chunk, method):
+    """Run a counter up to (and past) its last block, in chunks: wraps raise as native."""
+    cipher = rec.call("new", aes.new, key, aes.MODE_CTR, **resolve(aes, params))
+    if cipher is RAISED:
+        return
+    record_object(rec, "new", cipher)
+    total = 16 * blocks_left + extra
+    blob = make_bytes(total, blocks_left)
+    for start in range(0, total, chunk):
+        rec.call(method, getattr(cipher, method), blob[start : start + chunk])
+    rec.call(method + " after the end", getattr(cipher, method), b"\x00")
+    rec.call("empty after the end", getattr(cipher, method), b"")
+
+
+@st.composite
+def counters_near_the_end(draw):
+    """CTR parameters that leave ``blocks_left`` blocks before the counter wraps."""
+    counter_len = draw(st.sampled_from([1, 2, 3, 4, 8, 16]))
+    blocks_left = draw(st.integers(1, 300 if counter_len == 1 else 260))
+    blocks_left = min(blocks_left, 2 ** (8 * counter_len))
+    start = 2 ** (8 * counter_len) - blocks_left
+    style = draw(st.sampled_from(["nonce", "nonce-bytes", "counter-be", "counter-le"]))
+    if style.startswith("nonce"):
+        nonce = make_bytes(16 - counter_len, start)
+        initial = start if style == "nonce" else start.to_bytes(counter_len, "big")
+        params = {"nonce": nonce, "initial_value": initial}
+    else:
+        prefix_len = draw(st.integers(0, 16 - counter_len))
+        prefix = make_bytes(prefix_len, 1)
+        suffix = make_bytes(16 - counter_len - prefix_len, 2)
+        params = {
+            "counter": (
+                "Counter.new",
+                8 * counter_len,
+                prefix,
+                suffix,
+                start,
+                style == "counter-le",
+            )
+        }
+    return params, blocks_left
+
+
+@pytest.mark.accelerates("aes-ctr")
+@with_flavours
+@scaled(0.5)
+@given(
+    key=keys,
+    near=counters_near_the_end(),
+    extra=st.integers(-16, 40),
+    chunk=st.one_of(st.sampled_from([1, 15, 16, 17, 4096, 100000]), st.integers(1, 5000)),
+    method=st.sampled_from(["encrypt", "decrypt"]),
+)
+def test_ctr_counter_end(aes, key, near, extra, chunk, method):
+    """pycryptodome 4.x raises MessageTooLongError at the wrap (3.x OverflowError): as native."""
+    params, blocks_left = near
+    extra = max(extra, -16 * blocks_left)
+    both(ctr_to_the_end, aes, key, params, blocks_left, extra, chunk, method)
+
+
+# ----------------------------------------------------------------- CFB segment sizes
+
+
+def cfb_segments(rec, aes, key, iv, segment_size, blob, enc_cuts):
+    enc = rec.call("new", aes.new, key, aes.MODE_CFB, iv=iv, segment_size=segment_size)
+    if enc is RAISED:
+        return
+    record_object(rec, "new", enc)
+    pieces = [rec.call("encrypt", enc.encrypt, piece) for piece in split(blob, enc_cuts)]
+    ciphertext = b"".join(p for p in pieces if isinstance(p, bytes))
+    dec = aes.new(key, aes.MODE_CFB, iv=iv, segment_size=segment_size)
+    rec.call("decrypt", dec.decrypt, ciphertext)
+
+
+@pytest.mark.native_only("aes-cfb")
+@with_flavours
+@DIFF_SETTINGS
+@given(
+    key=keys,
+    iv=ivs,
+    segment_size=st.one_of(
+        st.sampled_from([16, 24, 32, 64, 120]).filter(bool),
+        st.integers(2, 15).map(lambda n: 8 * n),
+        st.sampled_from([0, 1, 7, 9, 129, 136, 256, -8]),
+    ),
+    inputs=st.data(),
+)
+def test_cfb_other_segment_sizes(aes, key, iv, segment_size, inputs):
+    """Segments OpenSSL lacks (16..120 bits) and invalid ones stay native and behave as native."""
+    blob = inputs.draw(data(max_size=4096))
+    both(cfb_segments, aes, key, iv, segment_size, blob, inputs.draw(cuts(len(blob))))
+
+
+# ----------------------------------------------------------------- random nonces and IVs
+
+
+def random_nonce(rec, aes, case, key, blob):
+    """No iv/nonce given: the made-up one has native's type and length, and it decrypts natively."""
+    mode = getattr(aes, case.constant)
+    cipher = rec.call("new", aes.new, key, mode)
+    if cipher is RAISED:
+        return
+    record_object(rec, "new", cipher, random_nonce=True)
+    if case.aead:
+        ciphertext, tag = cipher.encrypt_and_digest(blob)
+        rec.note("tag", Shape(tag))
+    else:
+        ciphertext, tag = cipher.encrypt(blob), None
+    rec.note("ciphertext", Shape(ciphertext))
+    given = {"nonce": cipher.nonce} if hasattr(cipher, "nonce") else {"iv": cipher.iv}
+    with natively():
+        checker = aes.new(key, mode, **given)
+        if case.aead:
+            rec.call("native decrypt_and_verify", checker.decrypt_and_verify, ciphertext, tag)
+        else:
+            rec.call("native decrypt", checker.decrypt, ciphertext)
+
+
+@with_flavours
+@pytest.mark.parametrize("case", [c for c in CASES if c.randomizes], ids=repr)
+@scaled(0.25)
+@given(key=keys, inputs=st.data())
+def test_random_nonce(aes, case, key, inputs):
+    both(random_nonce, aes, case, key, inputs.draw(data(max_size=2048, multiple=case.multiple)))
+
+
+@with_flavours
+@pytest.mark.parametrize("case", [c for c in CASES if c.randomizes], ids=repr)
+def test_random_nonces_are_fresh(aes, case):
+    """Two objects made without a nonce get different ones (the agent must not reuse one)."""
+    made = [aes.new(bytes(16), getattr(aes, case.constant)) for _ in range(4)]
+    values = {getattr(c, "nonce", None) or c.iv for c in made}
+    assert len(values) == 4
+
+
+# ----------------------------------------------------------------- message length limits (4.x)
+
+LENGTH_LIMITS = (
+    ("gcm", "encrypt"),
+    ("gcm", "decrypt"),
+    ("gcm", "update"),
+    ("gcm", "encrypt_and_digest"),
+    ("ctr", "encrypt"),
+    ("ecb", "encrypt"),
+    ("cbc", "decrypt"),
+    ("cfb", "encrypt"),
+    ("ofb", "decrypt"),
+)
+
+
+def huge_length(rec, aes, case, method_name, length, then):
+    """Data whose length alone is over a limit: native checks it before reading a byte."""
+    cipher = aes.new(bytes(16), getattr(aes, case.constant), **PLAIN[case.primitive])
+    method = getattr(cipher, method_name)
+    rec.call(method_name, method, FakeLength(length))
+    rec.call("then " + then, getattr(cipher, then), bytes(16))
+
+
+@with_flavours
+@pytest.mark.parametrize("mode, method", LENGTH_LIMITS)
+@pytest.mark.parametrize("length", [2**36 - 32, 2**36, 2**61, 2**64])
+def test_length_limits(aes, mode, method, length):
+    """pycryptodome 4.x MessageTooLongError (GCM: 2**36 - 32 bytes, AAD 2**61 - 1): as native."""
+    case = next(c for c in CASES if c.name == mode)
+    then = "encrypt" if method != "decrypt" else "decrypt"
+    both(huge_length, aes, case, method, length, then)
+
+
+def test_flavours_are_the_supported_ones():
+    """Record which flavours these tests covered (4.x: MessageTooLongError; 3.x: OverflowError)."""
+    for flavour in FLAVOURS:
+        assert flavour_major(flavour) >= 3

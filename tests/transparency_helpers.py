@@ -1,0 +1,464 @@
+"""Shared helpers for the transparency evidence: suite runner, differential and Wycheproof tests.
+
+design.md's transparency contract says a patched call returns what native
+pycryptodome returns and raises what it raises. The helpers here turn that
+into one comparison:
+
+* a *scenario* is a function ``scenario(rec, module)`` that drives a
+  pycryptodome module (``Crypto.Cipher.AES`` or ``Cryptodome.Cipher.AES``)
+  and records every result or exception in a :class:`Recorder`;
+* :func:`both` runs the scenario with the agent active, then natively (the
+  patched attributes swapped back to the originals that
+  :mod:`accel_agent.patching` keeps), and fails with the first differing step;
+* :class:`Tally` counts comparisons, mismatches and accelerated calls per
+  test, for the terminal summaries of the test folders.
+
+Scenarios must build every input (mutable buffers included) inside the
+function and reach pycryptodome through the module object at call time
+(``module.new``), never through a name bound earlier.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import json
+import os
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+import accel_agent
+from accel_agent import activation, catalog, patching, registry
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+
+# The two names pycryptodome ships under: pycryptodome and pycryptodomex.
+FLAVOURS = ("Crypto", "Cryptodome")
+
+_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
+
+
+# --------------------------------------------------------------------------- flavours
+
+
+def installed_flavours() -> list[str]:
+    """The package names (``Crypto``, ``Cryptodome``) importable in this interpreter."""
+    found = []
+    for name in FLAVOURS:
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            continue
+        found.append(name)
+    return found
+
+
+def flavour_version(flavour: str) -> str:
+    return str(importlib.import_module(flavour).__version__)
+
+
+def flavour_major(flavour: str) -> int:
+    return int(importlib.import_module(flavour).version_info[0])
+
+
+def import_from(flavour: str, dotted: str):
+    """``import_from("Cryptodome", "Cipher.AES")`` is the module ``Cryptodome.Cipher.AES``."""
+    return importlib.import_module("%s.%s" % (flavour, dotted))
+
+
+# --------------------------------------------------------------------------- the agent
+
+
+def ensure_agent() -> None:
+    """Activate the agent in this process if something (a test, ``uninstall``) turned it off."""
+    if not activation.is_active():
+        accel_agent.activate("quiet")
+
+
+def require_patched(module) -> None:
+    """Fail loudly when ``module`` is not patched: a comparison would prove nothing."""
+    if not patching.is_patched(module.__name__):
+        raise AssertionError(
+            "%s is not patched by the agent (active=%s): the comparison would be native "
+            "against native" % (module.__name__, activation.is_active())
+        )
+
+
+def catalog_names() -> list[str]:
+    return [spec.name for spec in catalog.PRIMITIVES]
+
+
+def acceleration(primitive: str) -> tuple[bool, str]:
+    """(accelerated?, why): the registry chose a provider *and* a target routes calls to it.
+
+    A primitive that is in the catalog but that no target has asked a slot
+    for (a target still being written) is not accelerated: nothing reaches it.
+    """
+    if primitive not in catalog.BY_NAME:
+        return False, "%s is not in the agent's catalog (not accelerated yet)" % primitive
+    chosen = registry.choice(primitive)
+    why = "%s: %s (%s)" % (primitive, chosen.outcome, chosen.reason)
+    if chosen.outcome != registry.ACCELERATED:
+        return False, why
+    if primitive not in registry.calls():
+        return False, "%s, but no target routes calls to it yet (no slot)" % why
+    return True, why
+
+
+def is_accelerated(primitive: str) -> bool:
+    return acceleration(primitive)[0]
+
+
+def call_counts() -> dict[str, int]:
+    return dict(registry.calls())
+
+
+def count_delta(before: dict[str, int], after: dict[str, int]) -> dict[str, int]:
+    names = set(before) | set(after)
+    delta = {name: after.get(name, 0) - before.get(name, 0) for name in names}
+    return {name: value for name, value in sorted(delta.items()) if value}
+
+
+@contextlib.contextmanager
+def natively():
+    """Run the body with every patched attribute set back to its original, then re-patch.
+
+    Reads :mod:`accel_agent.patching`'s registry of originals and never
+    writes it (style.md #3), so the agent's own state is untouched: this is
+    cheaper and quieter than ``uninstall()`` + ``activate()``, which would
+    re-run the early-reference scan and its warning at every example.
+    """
+    swapped = []
+    for module_name, names in patching.patched_names().items():
+        module = sys.modules.get(module_name)
+        if module is None:
+            continue
+        for name in names:
+            swapped.append((module, name, getattr(module, name)))
+            try:
+                setattr(module, name, patching.get_original(module_name, name))
+            except KeyError:  # the agent added the attribute: natively it does not exist
+                delattr(module, name)
+    try:
+        yield
+    finally:
+        for module, name, patched in swapped:
+            setattr(module, name, patched)
+
+
+# --------------------------------------------------------------------------- recording
+
+
+class Shape:
+    """Wrap a value whose type and length, not content, must match (random nonces)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: object) -> None:
+        self.value = value
+
+
+def describe(value: object) -> object:
+    """A comparable, printable description of a result: its type matters, not only its bytes."""
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if isinstance(value, Shape):
+        inner = value.value
+        return ("shape", type(inner).__name__, len(inner) if hasattr(inner, "__len__") else None)
+    if isinstance(value, bytes):
+        return ("bytes", value)
+    if isinstance(value, bytearray):
+        return ("bytearray", bytes(value))
+    if isinstance(value, memoryview):
+        return ("memoryview", value.tobytes())
+    if isinstance(value, (tuple, list)):
+        return (type(value).__name__,) + tuple(describe(item) for item in value)
+    if isinstance(value, dict):
+        return ("dict",) + tuple(sorted((k, describe(v)) for k, v in value.items()))
+    # A cipher object (update() returns self): its type is the agent's own, by design.
+    return ("object",)
+
+
+def describe_exception(exc: BaseException) -> tuple[str, str]:
+    kind = type(exc)
+    name = "%s.%s" % (kind.__module__, kind.__qualname__)
+    if isinstance(exc, AttributeError):
+        # The message names the object's class, which is the agent's own by design;
+        # what counts is which attribute is missing.
+        return name, str(getattr(exc, "name", None) or "")
+    return name, _ADDRESS.sub(" at 0x…", str(exc))
+
+
+class Recorder:
+    """The transcript of one run of a scenario: (label, outcome, detail) per step."""
+
+    RAISED = object()  # what :meth:`call` returns when the call raised
+
+    def __init__(self) -> None:
+        self.steps: list[tuple] = []
+
+    def call(self, label: str, function, *args, **kwargs):
+        """Call, record the result (or the exception), return the result or :attr:`RAISED`."""
+        try:
+            result = function(*args, **kwargs)
+        except Exception as exc:  # noqa: BLE001 - every exception is part of the contract
+            self.steps.append((label, "raised") + describe_exception(exc))
+            return self.RAISED
+        self.steps.append((label, "returned", describe(result)))
+        return result
+
+    def note(self, label: str, value: object) -> None:
+        """Record a value computed by the scenario (an output buffer after a call, say)."""
+        self.steps.append((label, "value", describe(value)))
+
+    def attributes(self, label: str, obj: object, names, shape_only=()) -> None:
+        """Record public attributes (absent ones too); ``shape_only`` ones by type and length."""
+        for name in names:
+            try:
+                value = getattr(obj, name)
+            except AttributeError:
+                self.steps.append(("%s.%s" % (label, name), "absent"))
+                continue
+            except Exception as exc:  # noqa: BLE001 - a property that raises is recorded too
+                self.steps.append(("%s.%s" % (label, name), "raised") + describe_exception(exc))
+                continue
+            if name in shape_only:
+                value = Shape(value)
+            self.steps.append(("%s.%s" % (label, name), "value", describe(value)))
+
+
+class Mismatch(AssertionError):
+    """The agent and native pycryptodome disagreed on a scenario."""
+
+
+def _short(value: object, limit: int = 160) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 20] + "...(%d chars)" % len(text)
+
+
+def first_difference(agent: list[tuple], native: list[tuple]) -> str | None:
+    for index in range(max(len(agent), len(native))):
+        a = agent[index] if index < len(agent) else "<no step>"
+        n = native[index] if index < len(native) else "<no step>"
+        if a != n:
+            context = [_short(step, 100) for step in native[max(0, index - 3) : index]]
+            return "step %d differs\n  before: %s\n  agent:  %s\n  native: %s" % (
+                index,
+                " | ".join(context) or "-",
+                _short(a, 400),
+                _short(n, 400),
+            )
+    return None
+
+
+# --------------------------------------------------------------------------- tallies
+
+
+class Tally:
+    """Per-test counts for the terminal summary: comparisons, mismatches, accelerated calls."""
+
+    def __init__(self) -> None:
+        self.current = "<outside a test>"
+        self.tests: dict[str, dict] = {}
+
+    def _entry(self, test_id: str | None = None) -> dict:
+        key = test_id or self.current
+        return self.tests.setdefault(key, {"comparisons": 0, "mismatches": 0, "calls": {}})
+
+    def compared(self, mismatch: bool) -> None:
+        entry = self._entry()
+        entry["comparisons"] += 1
+        entry["mismatches"] += int(mismatch)
+
+    def add_calls(self, test_id: str, delta: dict[str, int]) -> None:
+        calls = self._entry(test_id)["calls"]
+        for name, value in delta.items():
+            calls[name] = calls.get(name, 0) + value
+
+    def merge(self, other: dict[str, dict]) -> None:
+        for test_id, entry in other.items():
+            mine = self._entry(test_id)
+            mine["comparisons"] += entry["comparisons"]
+            mine["mismatches"] += entry["mismatches"]
+            self.add_calls(test_id, entry["calls"])
+
+    def totals(self) -> dict:
+        calls: dict[str, int] = {}
+        for entry in self.tests.values():
+            for name, value in entry["calls"].items():
+                calls[name] = calls.get(name, 0) + value
+        return {
+            "tests": len(self.tests),
+            "comparisons": sum(e["comparisons"] for e in self.tests.values()),
+            "mismatches": sum(e["mismatches"] for e in self.tests.values()),
+            "calls": dict(sorted(calls.items())),
+        }
+
+    def summary_lines(self) -> list[str]:
+        lines = []
+        width = max([len(t) for t in self.tests] + [10])
+        for test_id, entry in sorted(self.tests.items()):
+            if not entry["comparisons"] and not entry["calls"]:
+                continue
+            calls = ", ".join("%s=%d" % kv for kv in sorted(entry["calls"].items())) or "-"
+            lines.append(
+                "%-*s %6d compared %3d mismatched  accelerated calls: %s"
+                % (width, test_id, entry["comparisons"], entry["mismatches"], calls)
+            )
+        folders = sorted({_folder(t) for t in self.tests})
+        for folder in folders:
+            part = Tally()
+            part.tests = {t: e for t, e in self.tests.items() if _folder(t) == folder}
+            lines.append(part.total_line(folder))
+        return lines
+
+    def total_line(self, title: str) -> str:
+        totals = self.totals()
+        return "%s: %d comparisons in %d tests, %d mismatches; accelerated calls: %s" % (
+            title,
+            totals["comparisons"],
+            totals["tests"],
+            totals["mismatches"],
+            ", ".join("%s=%d" % kv for kv in totals["calls"].items()) or "none",
+        )
+
+
+def _folder(test_id: str) -> str:
+    return test_id.split("::")[0].rsplit("/", 1)[0]
+
+
+TALLY = Tally()
+
+
+# --------------------------------------------------------------------------- both
+
+
+class Comparison:
+    """What :func:`both` saw: the two transcripts and the accelerated calls of the agent's run."""
+
+    def __init__(self, agent: Recorder, native: Recorder, calls: dict[str, int]) -> None:
+        self.agent = agent
+        self.native = native
+        self.calls = calls  # primitive -> accelerated calls made by the agent's run
+
+    def accelerated(self, primitive: str) -> int:
+        return self.calls.get(primitive, 0)
+
+
+def both(scenario, module, *args, **kwargs) -> Comparison:
+    """Run ``scenario(rec, module, ...)`` under the agent, then natively; fail on any difference.
+
+    The native run must make no accelerated call (it would not be native),
+    and the agent's run must see ``module`` patched.
+    """
+    ensure_agent()
+    require_patched(module)
+    agent = Recorder()
+    before = call_counts()
+    scenario(agent, module, *args, **kwargs)
+    after_agent = call_counts()
+    native = Recorder()
+    with natively():
+        scenario(native, module, *args, **kwargs)
+    leaked = count_delta(after_agent, call_counts())
+    difference = first_difference(agent.steps, native.steps)
+    TALLY.compared(mismatch=difference is not None or bool(leaked))
+    if leaked:
+        raise AssertionError("the native run made accelerated calls: %s" % leaked)
+    if difference is not None:
+        raise Mismatch("agent and native %s differ: %s" % (module.__name__, difference))
+    return Comparison(agent, native, count_delta(before, after_agent))
+
+
+def outcome(function, *args, **kwargs) -> tuple:
+    """One call's result or exception, described as :class:`Recorder` records it."""
+    rec = Recorder()
+    rec.call("call", function, *args, **kwargs)
+    return rec.steps[0][1:]
+
+
+# --------------------------------------------------------------------------- settings
+
+
+def env_int(name: str, default: int) -> int:
+    value = os.environ.get(name, "").strip()
+    return int(value) if value else default
+
+
+# --------------------------------------------------------------------------- pytest glue
+
+_WORKER_KEY = "accel_transparency_tally"
+
+
+class SummaryPlugin:
+    """Markers, xdist merging and the terminal summary; registered once by the conftests."""
+
+    def pytest_configure(self, config):
+        config.addinivalue_line(
+            "markers",
+            "accelerates(primitive=None): the test must make accelerated calls of the primitive "
+            "(default: its case parameter's) whenever the agent accelerates it",
+        )
+        config.addinivalue_line(
+            "markers", "native_only(primitive): the test must make no accelerated call of it"
+        )
+
+    def pytest_sessionfinish(self, session):
+        workeroutput = getattr(session.config, "workeroutput", None)
+        if workeroutput is not None:  # an xdist worker: hand the tally to the controller
+            workeroutput[_WORKER_KEY] = json.dumps(TALLY.tests)
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodedown(self, node, error):
+        payload = getattr(node, "workeroutput", {}).get(_WORKER_KEY)
+        if payload:
+            TALLY.merge(json.loads(payload))
+
+    def pytest_terminal_summary(self, terminalreporter):
+        if not TALLY.tests:
+            return
+        terminalreporter.section("accel-agent transparency: agent vs native")
+        for line in TALLY.summary_lines():
+            terminalreporter.write_line(line)
+
+
+def register_plugin(config) -> None:
+    if not config.pluginmanager.has_plugin("accel-transparency"):
+        config.pluginmanager.register(SummaryPlugin(), "accel-transparency")
+
+
+def track(request):
+    """The body of each folder's autouse fixture: agent on, calls counted, markers checked."""
+    ensure_agent()
+    TALLY.current = request.node.nodeid
+    before = call_counts()
+    yield
+    delta = count_delta(before, call_counts())
+    TALLY.add_calls(request.node.nodeid, delta)
+    TALLY.current = "<outside a test>"
+    marker = request.node.get_closest_marker("accelerates")
+    if marker is not None:
+        primitive = marker.args[0] if marker.args else _case_primitive(request)
+        accelerated, why = acceleration(primitive)
+        if accelerated and not delta.get(primitive):
+            pytest.fail(
+                "%s is accelerated (%s) but this test made no accelerated call of it; calls: %s"
+                % (primitive, why, delta or "none")
+            )
+    marker = request.node.get_closest_marker("native_only")
+    if marker is not None and delta.get(marker.args[0]):
+        pytest.fail(
+            "%s must stay native here, but %d accelerated calls were made"
+            % (marker.args[0], delta[marker.args[0]])
+        )
+
+
+def _case_primitive(request) -> str:
+    callspec = getattr(request.node, "callspec", None)
+    case = callspec.params.get("case") if callspec is not None else None
+    if case is None:
+        raise pytest.UsageError("@accelerates without a primitive needs a 'case' parameter")
+    return case.primitive
