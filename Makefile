@@ -1,0 +1,86 @@
+# accel-agent: the commands README.md names. Every target installs what it
+# needs into .venv itself; nothing but python3, pip, make and (for the
+# multi-Python job) pyenv's interpreters is assumed.
+#
+#   make run     venv + install '.[pycryptodome]', accel-agent verify, demo
+#   make test    install '.[test]', run the test suite (pytest -n auto)
+#   make lint    ruff check
+#   make bench   start-up cost of the agent (BENCH_ARGS="--runs 50" ...)
+#   make ci      what CI runs (.ci/run)
+
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+PIP := $(PY) -m pip --disable-pip-version-check
+PYTEST_ARGS ?=
+BENCH_ARGS ?=
+
+# The project is installed non-editable (the tests exercise the real wheel
+# layout with its .pth), so any change under agent/ must reinstall it.
+AGENT_SOURCES := pyproject.toml README.md \
+	$(shell find agent -type f ! -name '*.pyc' ! -path '*/__pycache__/*' 2>/dev/null)
+
+.DEFAULT_GOAL := help
+.PHONY: help run test lint bench bench-startup-all multipython wheel ci clean FORCE
+
+help:
+	@sed -n 's/^#   make /  make /p' Makefile
+
+# A venv whose interpreter no longer runs (its base Python was removed or
+# upgraded) is rebuilt; a healthy one is kept.
+ifneq ($(shell $(PY) -c 'print("ok")' 2>/dev/null),ok)
+$(VENV)/pyvenv.cfg: FORCE
+endif
+$(VENV)/pyvenv.cfg:
+	rm -rf $(VENV)
+	$(PYTHON) -m venv $(VENV)
+
+$(VENV)/.installed-run: $(VENV)/pyvenv.cfg $(AGENT_SOURCES)
+	$(PIP) install -q '.[pycryptodome]'
+	@touch $@
+
+$(VENV)/.installed-test: $(VENV)/pyvenv.cfg $(AGENT_SOURCES)
+	$(PIP) install -q '.[test]'
+	@touch $@
+
+$(VENV)/.installed-dev: $(VENV)/pyvenv.cfg requirements/dev.txt
+	$(PIP) install -q -r requirements/dev.txt
+	@touch $@
+
+run: $(VENV)/.installed-run
+	$(VENV)/bin/accel-agent verify
+	$(PY) -X accel examples/demo.py
+
+# pytest exits 5 when it collected nothing: an empty suite must never pass.
+test: $(VENV)/.installed-test
+	@rc=0; $(PY) -m pytest -q -n auto $(PYTEST_ARGS) || rc=$$?; \
+	if [ $$rc -eq 5 ]; then \
+		echo "make test: pytest collected no tests; an empty suite is a failure" >&2; \
+	fi; \
+	exit $$rc
+
+lint: $(VENV)/.installed-dev
+	$(VENV)/bin/ruff check .
+
+bench: $(VENV)/.installed-run
+	$(PY) -m bench.startup $(BENCH_ARGS)
+
+# One line per Python 3.9-3.13 found under pyenv: the idle start-up cost.
+bench-startup-all: $(VENV)/.installed-run
+	$(PY) -m bench.startup --all-pythons $(BENCH_ARGS)
+
+wheel: $(VENV)/pyvenv.cfg
+	rm -rf dist
+	$(PIP) wheel -q --no-deps -w dist .
+
+multipython:
+	bash .ci/multipython.sh
+
+ci:
+	bash .ci/run
+
+clean:
+	rm -rf $(VENV) .venv-*/ dist build .pytest_cache .ruff_cache
+	find . -name __pycache__ -type d -prune -exec rm -rf {} +
+
+FORCE:
