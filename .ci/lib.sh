@@ -1,0 +1,32 @@
+# Helpers sourced by .ci/run and .ci/multipython.sh (bash, set -euo pipefail).
+
+# A header that stands out in a long CI log, with the wall-clock time.
+section() {
+    printf '\n==== %s ==== (%s)\n' "$*" "$(date -u +%H:%M:%S)"
+}
+
+# pip prints one WARNING per package for each configured extra index it cannot
+# read; on a machine whose pip.conf lists local mirrors that buries the log.
+# sed, unlike grep -v, exits 0 when it prints nothing (pipefail stays honest).
+without_pip_noise() {
+    sed -u "/^WARNING: Location '.*' is ignored: it is neither a file nor a directory\.$/d"
+}
+
+# The root of pyenv's interpreters: `pyenv root`, else $PYENV_ROOT, else ~/.pyenv.
+pyenv_root() {
+    pyenv root 2>/dev/null || echo "${PYENV_ROOT:-$HOME/.pyenv}"
+}
+
+# The newest CPython MINOR.N under pyenv (free-threaded and dev builds excluded),
+# or nothing.
+find_python() {
+    local minor=$1 root candidate
+    root=$(pyenv_root)
+    for candidate in $(ls -d "$root/versions/$minor".* 2>/dev/null | sort -V -r); do
+        if [[ $(basename "$candidate") =~ ^${minor//./\\.}\.[0-9]+$ ]] \
+            && [[ -x $candidate/bin/python ]]; then
+            echo "$candidate/bin/python"
+            return 0
+        fi
+    done
+}

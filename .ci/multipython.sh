@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# Every supported Python, proven (issue 10).
+#
+# Builds the accel-agent wheel once, then for each Python 3.9-3.13 under
+# pyenv: a fresh venv, the wheel with its [test] extra and pycryptodome 4.x
+# (requirements/pycryptodome-4.txt), the start-up tests (tests/test_startup.py)
+# and the differential smoke test (.ci/smoke_differential.py) under the agent.
+# Two versions run at a time (the machine has two cores); each one's log is
+# printed whole, in version order, once all are done.
+#
+# A Python that is not installed is reported as SKIPPED, by name. The script
+# fails when any version fails, or when none could run.
+#
+# Environment: ACCEL_PYTHONS="3.9 3.10 ..." picks versions, ACCEL_JOBS the
+# parallelism, ACCEL_JOB_TIMEOUT the seconds one version may take.
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+source .ci/lib.sh
+
+VERSIONS=${ACCEL_PYTHONS:-"3.9 3.10 3.11 3.12 3.13"}
+JOBS=${ACCEL_JOBS:-2}
+JOB_TIMEOUT=${ACCEL_JOB_TIMEOUT:-900}
+LOGS=build/multipython  # build/ is gitignored
+START_TESTS=tests/test_startup.py
+
+if [[ -x .venv/bin/python ]]; then BUILD_PYTHON=.venv/bin/python; else BUILD_PYTHON=python3; fi
+PYCRYPTODOME=$(grep -E '^pycryptodome==' requirements/pycryptodome-4.txt)
+
+section "multi-Python: build the wheel once"
+if [[ ! -f $START_TESTS ]]; then
+    echo "multipython: FAILED: $START_TESTS is missing (issue 10 runs it on every Python)"
+    exit 1
+fi
+rm -rf dist "$LOGS"
+mkdir -p "$LOGS"
+"$BUILD_PYTHON" -m pip --disable-pip-version-check wheel -q --no-deps -w dist . 2>&1 \
+    | without_pip_noise
+WHEEL=$(ls dist/accel_agent-*.whl)
+echo "wheel: $WHEEL (built by $("$BUILD_PYTHON" --version))"
+echo "each Python gets: $WHEEL[test] $PYCRYPTODOME"
+
+# One version's job; everything it prints goes to its log, its verdict to a file.
+run_version() {
+    local minor=$1 python=$2 venv=".venv-py$1" log="$LOGS/$1.log" started=$SECONDS rc=0
+    # set -e is void inside an `if` or `&&` test, so the subshell runs bare and
+    # its status is read afterwards.
+    set +e
+    (
+        set -e
+        echo "interpreter: $python ($("$python" --version 2>&1))"
+        rm -rf "$venv"
+        "$python" -m venv "$venv"
+        "$venv/bin/python" -m pip --disable-pip-version-check install -q \
+            "$WHEEL[test]" "$PYCRYPTODOME" 2>&1 | without_pip_noise
+        echo "--- pytest -q $START_TESTS"
+        # No cache provider: two versions run at once in the same tree.
+        tests_rc=0
+        timeout "$JOB_TIMEOUT" "$venv/bin/python" -m pytest -q -p no:cacheprovider \
+            "$START_TESTS" || tests_rc=$?
+        echo "--- python -X accel=quiet .ci/smoke_differential.py"
+        timeout "$JOB_TIMEOUT" "$venv/bin/python" -X accel=quiet .ci/smoke_differential.py
+        exit "$tests_rc"
+    ) >"$log" 2>&1
+    rc=$?
+    set -e
+    if ((rc == 0)); then status=PASSED; else status=FAILED; fi
+    echo "$status $((SECONDS - started))" >"$LOGS/$minor.result"
+}
+
+section "multi-Python: $VERSIONS ($JOBS at a time)"
+declare -A PYTHONS=()
+for minor in $VERSIONS; do
+    python=$(find_python "$minor")
+    if [[ -z $python ]]; then
+        echo "python$minor: SKIPPED (no interpreter under $(pyenv_root)/versions)"
+        continue
+    fi
+    PYTHONS[$minor]=$python
+    while (($(jobs -rp | wc -l) >= JOBS)); do wait -n || true; done
+    echo "python$minor: started ($python)"
+    run_version "$minor" "$python" &
+done
+wait
+
+failed=0
+ran=0
+for minor in $VERSIONS; do
+    [[ -n ${PYTHONS[$minor]:-} ]] || continue
+    section "multi-Python: Python $minor log"
+    cat "$LOGS/$minor.log"
+done
+
+section "multi-Python: summary"
+for minor in $VERSIONS; do
+    if [[ -z ${PYTHONS[$minor]:-} ]]; then
+        printf '%-12s SKIPPED: no interpreter under %s/versions\n' "python$minor" "$(pyenv_root)"
+        continue
+    fi
+    read -r status seconds <"$LOGS/$minor.result"
+    ran=$((ran + 1))
+    [[ $status == PASSED ]] || failed=$((failed + 1))
+    # pytest's closing line ("2 failed, 47 passed in 3.96s"), and the smoke verdict.
+    tests=$(sed -nE 's/^=* *(([0-9]+ [a-z]+,? )+in [0-9.]+s.*|no tests ran.*)$/\1/p' \
+        "$LOGS/$minor.log" | tail -1 | sed 's/ *=*$//')
+    smoke=$(sed -n 's/^smoke: \(PASSED\|FAILED\)$/\1/p' "$LOGS/$minor.log" | tail -1)
+    printf '%-12s %-7s %4ss  start-up tests: %s; smoke: %s\n' "python$minor" "$status" \
+        "$seconds" "${tests:-not run}" "${smoke:-not run}"
+done
+
+if ((ran == 0)); then
+    echo "multipython: FAILED: no supported Python was found, nothing was proven"
+    exit 1
+fi
+if ((failed > 0)); then
+    echo "multipython: FAILED on $failed of $ran Pythons"
+    exit 1
+fi
+echo "multipython: PASSED on $ran Pythons"
