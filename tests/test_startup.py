@@ -8,6 +8,7 @@ reads what the user would see: stderr, stdout and the exit code.
 from __future__ import annotations
 
 import multiprocessing
+import subprocess
 import sys
 import textwrap
 
@@ -17,6 +18,7 @@ from accel_agent import _boot, activation, hooks, patching
 from helpers import (
     MASK_AES_NI,
     REPORT_CODE,
+    TEMPLATE_DIR,
     agent_source_dir,
     assert_no_traceback,
     assert_status_lines,
@@ -200,6 +202,7 @@ if __name__ == "__main__":
     if method == "subprocess":
         child = subprocess.run([sys.executable, "-c", REPORT], capture_output=True, text=True)
         print(child.stdout, end="")
+        sys.stderr.write(child.stderr)
     else:
         with multiprocessing.get_context(method).Pool(1) as pool:
             print(pool.apply(report), end="")
@@ -423,3 +426,183 @@ def test_no_traceback_for_a_nonsense_xoption(clean_env):
     result = run_python("-X", "accel=???", "-c", "pass", env=clean_env)
     assert result.returncode == 0
     assert_no_traceback(result.stderr)
+
+
+# ------------------------------------------------------------------ sitecustomize_template
+
+USER_SITECUSTOMIZE = """\
+import os
+USER_SITECUSTOMIZE_RAN = True
+with open(os.environ["MARKER_FILE"], "a") as handle:
+    handle.write("user sitecustomize ran\\n")
+"""
+
+SHOW_SITECUSTOMIZE = """
+import sitecustomize
+print("SITECUSTOMIZE", getattr(sitecustomize, "USER_SITECUSTOMIZE_RAN", False))
+"""
+
+
+@pytest.fixture(scope="module")
+def bare_python() -> str:
+    """An interpreter that does not run accel_agent.pth: the base of this venv.
+
+    It stands for the interpreters the template is for; the agent and its
+    dependencies reach it through PYTHONPATH, which does not run .pth files.
+    """
+    python = getattr(sys, "_base_executable", None) or sys.executable
+    probe = run_python("-c", "import accel_agent", python=python)
+    if probe.returncode == 0:
+        pytest.skip("the base interpreter %s has the agent installed itself" % python)
+    return python
+
+
+@pytest.fixture
+def site_dirs(tmp_path):
+    """(directory with the template's sitecustomize, directory with the user's, marker file)."""
+    agent_site, user_site = tmp_path / "agent-site", tmp_path / "user-site"
+    agent_site.mkdir()
+    user_site.mkdir()
+    (agent_site / "sitecustomize.py").write_text((TEMPLATE_DIR / "sitecustomize.py").read_text())
+    (user_site / "sitecustomize.py").write_text(USER_SITECUSTOMIZE)
+    return agent_site, user_site, tmp_path / "marker.txt"
+
+
+def template_env(clean_env: dict, agent_site, user_site, marker, **variables) -> dict:
+    path = [agent_site, user_site, agent_source_dir(), crypto_dir()]
+    return {
+        **clean_env,
+        "PYTHONPATH": ":".join(map(str, path)),
+        "MARKER_FILE": str(marker),
+        **variables,
+    }
+
+
+@requires_aes_acceleration
+@pytest.mark.parametrize(
+    ("args", "variables", "mode"),
+    [
+        ([], {"ACCEL_AGENT": "quiet"}, "quiet"),
+        (["-X", "accel=quiet"], {}, "quiet"),
+        ([], {}, "off"),
+    ],
+    ids=["ACCEL_AGENT=quiet", "-X accel=quiet", "nothing asked"],
+)
+def test_template_activates_and_chains_to_the_users_sitecustomize(
+    clean_env, bare_python, site_dirs, args, variables, mode
+):
+    agent_site, user_site, marker = site_dirs
+    env = template_env(clean_env, *site_dirs, **variables)
+    result = run_python(*args, "-c", REPORT_CODE + SHOW_SITECUSTOMIZE, env=env, python=bare_python)
+    assert result.returncode == 0, result.stderr
+    report = parse_report(result.stdout)
+    assert (report["mode"], report["patched"]) == (mode, str(mode != "off"))
+    assert marker.read_text() == "user sitecustomize ran\n"  # ran once, not hidden
+    assert "SITECUSTOMIZE True" in result.stdout  # `import sitecustomize` is the user's
+    assert result.stderr == ""
+
+
+@requires_aes_acceleration
+def test_template_in_on_mode_prints_the_status_lines(clean_env, bare_python, site_dirs):
+    env = template_env(clean_env, *site_dirs)
+    result = run_python("-X", "accel", "-c", "pass", env=env, python=bare_python)
+    assert_status_lines(stderr_lines(result))
+    assert site_dirs[2].exists()
+
+
+def test_template_in_assert_mode_stops_an_unaccelerated_program(clean_env, bare_python, site_dirs):
+    env = template_env(clean_env, *site_dirs, ACCEL_AGENT="assert", OPENSSL_ia32cap=MASK_AES_NI)
+    result = run_python("-c", PRINT_MARKER, env=env, python=bare_python)
+    assert result.returncode != 0
+    assert MARKER not in result.stdout
+    assert "AES-NI" in result.stderr
+
+
+@requires_aes_acceleration
+def test_template_alone_activates_without_complaint(clean_env, bare_python, site_dirs):
+    agent_site, user_site, marker = site_dirs
+    (user_site / "sitecustomize.py").unlink()
+    env = template_env(clean_env, *site_dirs, ACCEL_AGENT="quiet")
+    result = run_python("-c", REPORT_CODE + SHOW_SITECUSTOMIZE, env=env, python=bare_python)
+    assert result.returncode == 0, result.stderr
+    assert parse_report(result.stdout)["patched"] == "True"
+    assert "SITECUSTOMIZE False" in result.stdout
+    assert result.stderr == ""
+
+
+@requires_aes_acceleration
+def test_a_failing_user_sitecustomize_is_reported_as_python_would(
+    clean_env, bare_python, site_dirs
+):
+    agent_site, user_site, marker = site_dirs
+    (user_site / "sitecustomize.py").write_text("raise RuntimeError('user sitecustomize failed')\n")
+    env = template_env(clean_env, *site_dirs, ACCEL_AGENT="quiet")
+    result = run_python("-c", REPORT_CODE, env=env, python=bare_python)
+    assert result.returncode == 0
+    assert parse_report(result.stdout)["patched"] == "True"  # the agent started first
+    assert stderr_lines(result) == [
+        "Error in sitecustomize; set PYTHONVERBOSE for traceback:",
+        "RuntimeError: user sitecustomize failed",
+    ]
+
+
+def test_template_without_the_agent_is_one_line(clean_env, bare_python, site_dirs):
+    agent_site, user_site, marker = site_dirs
+    env = {**clean_env, "PYTHONPATH": "%s:%s" % (agent_site, user_site), "MARKER_FILE": str(marker)}
+    result = run_python("-c", PRINT_MARKER, env=env, python=bare_python)
+    assert result.returncode == 0
+    assert result.stdout.strip() == MARKER
+    assert stderr_lines(result) == [
+        "accel-agent: start-up hook not loaded (ModuleNotFoundError); running without it"
+    ]
+    assert marker.exists()
+
+
+@requires_aes_acceleration
+def test_template_beside_the_pth_starts_the_agent_once(clean_env, site_dirs):
+    agent_site, user_site, marker = site_dirs
+    env = {**clean_env, "PYTHONPATH": "%s:%s" % (agent_site, user_site), "MARKER_FILE": str(marker)}
+    result = run_python("-X", "accel", "-c", "pass", env=env)
+    assert_status_lines(stderr_lines(result))
+    assert marker.read_text() == "user sitecustomize ran\n"
+
+
+def interactive(code: str, env: dict) -> subprocess.CompletedProcess:
+    """An interactive session (python -i, stdin piped) that runs ``code`` as one line."""
+    return run_python("-q", "-i", stdin="exec(%r)\n" % code, env=env)
+
+
+def agent_lines(result: subprocess.CompletedProcess) -> list:
+    return [line for line in stderr_lines(result) if "accel-agent" in line]
+
+
+@requires_aes_acceleration
+@pytest.mark.parametrize(
+    ("variables", "mode"), [({}, "quiet"), ({"ACCEL_AGENT": "off"}, "off")], ids=["unset", "off"]
+)
+def test_startup_file_activates_interactive_sessions(clean_env, variables, mode):
+    env = {**clean_env, "PYTHONSTARTUP": str(TEMPLATE_DIR / "accel_startup.py"), **variables}
+    code = REPORT_CODE + "print('NAMES', sorted(n for n in globals() if not n.startswith('__')))"
+    result = interactive(code, env)
+    report = parse_report(result.stdout)
+    assert (report["mode"], report["patched"]) == (mode, str(mode != "off"))
+    names = next(line for line in result.stdout.splitlines() if line.startswith("NAMES"))
+    assert "_accel_agent_startup" not in names
+    assert agent_lines(result) == []
+
+
+@requires_aes_acceleration
+def test_startup_file_after_the_hook_does_not_report_twice(clean_env):
+    env = {**clean_env, "PYTHONSTARTUP": str(TEMPLATE_DIR / "accel_startup.py")}
+    result = run_python("-X", "accel", "-q", "-i", stdin="pass\n", env=env)
+    assert_status_lines(agent_lines(result))
+
+
+def test_startup_file_without_the_agent_is_one_line(clean_env, bare_python):
+    env = {**clean_env, "PYTHONSTARTUP": str(TEMPLATE_DIR / "accel_startup.py")}
+    result = run_python("-q", "-i", stdin="print('session ran')\n", env=env, python=bare_python)
+    assert "session ran" in result.stdout
+    assert agent_lines(result) == [
+        "accel-agent: not started (ModuleNotFoundError: No module named 'accel_agent'); "
+        "running without it"
+    ]

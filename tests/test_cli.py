@@ -1,0 +1,456 @@
+"""The accel-agent command, through click's CliRunner and as a real process.
+
+``enable``/``disable`` change an environment-wide default; as real processes
+they run only in the session's throwaway venv (conftest's ``installed_venv``),
+in-process only against a default file redirected into a temporary directory.
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+import accel_agent
+from accel_agent import _boot, cli, config, registry
+from helpers import (
+    MASK_AES_NI,
+    REPORT_CODE,
+    assert_no_traceback,
+    assert_status_lines,
+    clean_environment,
+    parse_report,
+    requires_aes_acceleration,
+    requires_supported_platform,
+    stderr_lines,
+)
+
+SCRIPT = Path(sys.executable).with_name("accel-agent")
+
+TOP_LEVEL_KEYS = {
+    "schema", "agent_version", "mode", "active", "platform", "libraries", "primitives",
+    "counts", "healthy", "unhealthy_reasons", "cpu", "environment",
+}  # fmt: skip
+PLATFORM_KEYS = {
+    "os", "arch", "libc", "libc_version", "cpu_features", "masked_features", "supported",
+    "unsupported_reason",
+}  # fmt: skip
+PRIMITIVE_KEYS = {"provider", "accelerated", "outcome", "reason", "calls"}
+OUTCOMES = {registry.ACCELERATED, registry.NATIVE_BY_CHOICE, registry.NOT_ACCELERATED}
+ENVIRONMENT_KEYS = {
+    "pth_path", "pth_installed", "default_file", "default_mode", "default_exclude", "env_mode",
+    "env_exclude", "conf_warnings",
+}  # fmt: skip
+
+
+def invoke(*args: str):
+    """Run the command in-process; unexpected exceptions fail the test with their traceback."""
+    return CliRunner().invoke(cli.cli, list(args), catch_exceptions=False)
+
+
+def run_command(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [str(SCRIPT), *args],
+        env=clean_environment() if env is None else env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def assert_verify_schema(facts: dict) -> None:
+    assert set(facts) >= TOP_LEVEL_KEYS, TOP_LEVEL_KEYS - set(facts)
+    assert facts["schema"] == 1
+    assert facts["agent_version"] == accel_agent.__version__
+    assert set(facts["platform"]) >= PLATFORM_KEYS
+    assert isinstance(facts["platform"]["cpu_features"], list)
+    assert facts["primitives"], "every primitive of the catalog is listed"
+    for name, entry in facts["primitives"].items():
+        assert set(entry) >= PRIMITIVE_KEYS, (name, entry)
+        assert entry["outcome"] in OUTCOMES
+        assert entry["accelerated"] is (entry["outcome"] == registry.ACCELERATED)
+        assert isinstance(entry["calls"], int) and isinstance(entry["reason"], str)
+    counts = facts["counts"]
+    assert counts["accelerated"] + counts["native"] == len(facts["primitives"])
+    assert isinstance(facts["healthy"], bool)
+    assert facts["healthy"] is (facts["unhealthy_reasons"] == [])
+    assert set(facts["cpu"]) >= {"brand", "cpuinfo_flags_agree"}
+    assert set(facts["environment"]) >= ENVIRONMENT_KEYS
+
+
+# ------------------------------------------------------------------ verify
+
+
+@requires_aes_acceleration
+def test_verify_json_is_healthy_here(agent_state):
+    result = invoke("verify", "--json", "--no-cpuinfo")
+    assert result.exit_code == cli.OK, result.output
+    facts = json.loads(result.stdout)
+    assert_verify_schema(facts)
+    assert facts["healthy"] is True
+    assert facts["active"] is True and facts["mode"] == "quiet"
+    assert facts["primitives"]["aes-ecb"]["provider"] == "openssl"
+    assert facts["cpu"]["brand"] is None  # --no-cpuinfo skips py-cpuinfo
+
+
+@requires_supported_platform
+def test_verify_json_with_aes_ni_masked_exits_1(agent_state, monkeypatch):
+    monkeypatch.setenv("OPENSSL_ia32cap", MASK_AES_NI)
+    result = invoke("verify", "--json", "--no-cpuinfo")
+    assert result.exit_code == cli.UNHEALTHY
+    facts = json.loads(result.stdout)
+    assert_verify_schema(facts)
+    assert facts["healthy"] is False
+    assert "aes" in facts["platform"]["masked_features"]
+    assert (
+        "aes-ecb not accelerated: AES-NI masked by OPENSSL_ia32cap" in (facts["unhealthy_reasons"])
+    )
+
+
+@requires_aes_acceleration
+def test_verify_prints_a_table_for_people(agent_state):
+    result = invoke("verify", "--no-cpuinfo")
+    assert result.exit_code == cli.OK
+    out = result.stdout
+    assert out.startswith("accel-agent %s verify\n" % accel_agent.__version__)
+    assert "(supported)" in out
+    assert any(line.split()[:2] == ["aes-ecb", "openssl"] for line in out.splitlines()), out
+    assert "\nHEALTHY: " in out
+    assert all(len(line) <= 80 for line in out.splitlines())
+
+
+@requires_supported_platform
+def test_verify_table_marks_what_is_not_accelerated(agent_state, monkeypatch):
+    monkeypatch.setenv("OPENSSL_ia32cap", MASK_AES_NI)
+    result = invoke("verify", "--no-cpuinfo")
+    assert result.exit_code == cli.UNHEALTHY
+    assert "!! AES-NI masked by OPENSSL_ia32cap" in result.stdout
+    assert "\nUNHEALTHY: " in result.stdout
+    assert "(OPENSSL_ia32cap)" in result.stdout
+
+
+@requires_aes_acceleration
+def test_verify_as_a_real_process(clean_env):
+    result = run_command("verify", "--json", env=clean_env)  # with py-cpuinfo, as users run it
+    assert result.returncode == 0, result.stderr
+    facts = json.loads(result.stdout)
+    assert_verify_schema(facts)
+    assert facts["healthy"] is True
+    assert isinstance(facts["cpu"]["brand"], str) and facts["cpu"]["brand"]
+    assert facts["environment"]["pth_installed"] is True
+
+
+@requires_supported_platform
+def test_verify_as_a_real_process_with_aes_ni_masked(clean_env):
+    env = {**clean_env, "OPENSSL_ia32cap": MASK_AES_NI}
+    result = run_command("verify", "--json", "--no-cpuinfo", env=env)
+    assert result.returncode == cli.UNHEALTHY
+    assert json.loads(result.stdout)["healthy"] is False
+    assert_no_traceback(result.stderr)
+
+
+def test_python_m_accel_agent_is_the_command(clean_env):
+    result = subprocess.run(
+        [sys.executable, "-m", "accel_agent", "--version"],
+        env=clean_env,
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 0
+    assert result.stdout.strip() == "accel-agent, version %s" % accel_agent.__version__
+
+
+# ------------------------------------------------------------------ bad flags
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["verify", "--bogus"], ["no-such-subcommand"], ["enable", "--mode", "loud"], ["run"]],
+)
+def test_bad_arguments_are_a_usage_error_without_traceback(args):
+    result = invoke(*args)
+    assert result.exit_code == cli.USAGE
+    assert "Error: " in result.stderr
+    assert_no_traceback(result.output)
+
+
+def test_main_returns_the_exit_code(capsys):
+    assert cli.main(["verify", "--bogus"]) == cli.USAGE
+    assert "Error: No such option" in capsys.readouterr().err
+
+
+def test_bad_flag_as_a_real_process(clean_env):
+    result = run_command("verify", "--bogus", env=clean_env)
+    assert result.returncode == cli.USAGE
+    assert "Error: No such option" in result.stderr and "--bogus" in result.stderr
+    assert_no_traceback(result.stderr)
+
+
+# ------------------------------------------------------------------ status
+
+
+@pytest.fixture
+def fake_site(tmp_path, monkeypatch):
+    """A site-packages directory with the .pth, where the default file is redirected."""
+    site = tmp_path / "site-packages"
+    site.mkdir()
+    (site / "accel_agent.pth").write_text("import sys\n")
+    conf = site / _boot.DEFAULT_FILE_NAME
+    monkeypatch.setattr(_boot, "default_file_path", lambda: str(conf))
+    for name in ("ACCEL_AGENT", "ACCEL_AGENT_EXCLUDE"):
+        monkeypatch.delenv(name, raising=False)
+    return site
+
+
+def test_status_shows_the_hook_and_the_default(fake_site):
+    result = invoke("status")
+    assert result.exit_code == 0
+    lines = result.stdout.splitlines()
+    assert lines[0] == "start-up hook:  %s (installed)" % (fake_site / "accel_agent.pth")
+    assert lines[1] == "default mode:   off (%s)" % (fake_site / "accel_agent.conf")
+    assert lines[2] == "ACCEL_AGENT:    (unset)"
+
+
+def test_status_json(fake_site, monkeypatch):
+    monkeypatch.setenv("ACCEL_AGENT", "quiet")
+    (fake_site / "accel_agent.conf").write_text("mode = assert\nexclude = rsa\n")
+    facts = json.loads(invoke("status", "--json").stdout)
+    assert set(facts) == ENVIRONMENT_KEYS
+    assert (facts["default_mode"], facts["default_exclude"], facts["env_mode"]) == (
+        "assert",
+        "rsa",
+        "quiet",
+    )
+    assert facts["pth_installed"] is True
+
+
+def test_status_warns_about_a_damaged_default_file(fake_site):
+    (fake_site / "accel_agent.conf").write_bytes(b"\xff\xfe garbage")
+    result = invoke("status")
+    assert result.exit_code == 0
+    assert result.stderr.startswith("accel-agent: cannot read ")
+    assert_no_traceback(result.output)
+
+
+def test_status_as_a_real_process(clean_env):
+    result = run_command("status", env=clean_env)
+    assert result.returncode == 0
+    assert "(installed)" in result.stdout
+    assert "default mode:   off" in result.stdout
+
+
+# ------------------------------------------------------------------ enable / disable in-process
+
+
+def test_enable_writes_the_default(fake_site):
+    result = invoke("enable", "--mode", "assert", "--exclude", "RSA, ecc")
+    assert result.exit_code == cli.OK
+    assert result.stdout == "accel-agent: default mode for %s is now assert\n" % fake_site
+    conf = config.read_conf_file(str(fake_site / "accel_agent.conf"))
+    assert conf.values == {"mode": "assert", "exclude": "ecc,rsa"}
+
+
+def test_enable_keeps_an_earlier_exclusion(fake_site):
+    invoke("enable", "--exclude", "aes")
+    invoke("enable", "--mode", "on")
+    conf = config.read_conf_file(str(fake_site / "accel_agent.conf"))
+    assert conf.values == {"mode": "on", "exclude": "aes"}
+
+
+def test_disable_removes_the_default_and_is_idempotent(fake_site):
+    invoke("enable")
+    for _ in range(2):
+        result = invoke("disable")
+        assert result.exit_code == cli.OK
+        assert not (fake_site / "accel_agent.conf").exists()
+    assert "off unless asked" in result.stdout
+
+
+def test_enable_on_a_read_only_site_packages_is_one_line_and_code_3(fake_site, monkeypatch):
+    # Tests run as root, for whom chmod does not make a directory read-only.
+    def refuse(path, values):
+        raise PermissionError(errno.EACCES, "Permission denied", path)
+
+    monkeypatch.setattr(config, "write_conf_file", refuse)
+    result = invoke("enable", "--mode", "quiet")
+    assert result.exit_code == cli.CANNOT_WRITE
+    assert result.stdout == ""
+    assert result.stderr == "accel-agent: cannot write %s (Permission denied)\n" % (
+        fake_site / "accel_agent.conf"
+    )
+
+
+def test_disable_on_a_read_only_site_packages_is_one_line_and_code_3(fake_site, monkeypatch):
+    (fake_site / "accel_agent.conf").write_text("mode = on\n")
+
+    def refuse(path):
+        raise PermissionError(errno.EACCES, "Permission denied", path)
+
+    monkeypatch.setattr(os, "remove", refuse)
+    result = invoke("disable")
+    assert result.exit_code == cli.CANNOT_WRITE
+    assert len(result.stderr.splitlines()) == 1
+    assert "Permission denied" in result.stderr
+
+
+def test_enable_without_the_hook_installed_is_code_4(fake_site):
+    (fake_site / "accel_agent.pth").unlink()
+    result = invoke("enable")
+    assert result.exit_code == cli.NOT_INSTALLED
+    assert len(result.stderr.splitlines()) == 1
+    assert not (fake_site / "accel_agent.conf").exists()
+
+
+# ------------------------------------------------------------------ run
+
+
+def test_run_sets_the_mode_for_the_command(monkeypatch):
+    executed = []
+
+    def fake_execvpe(file, args, env):
+        executed.append((file, args, env))
+        raise SystemExit(0)
+
+    monkeypatch.setattr(os, "execvpe", fake_execvpe)
+    monkeypatch.setenv("ACCEL_AGENT", "off")
+    invoke("run", "--mode", "quiet", "--", "tool", "--flag", "x")
+    ((file, args, env),) = executed
+    assert (file, args, env["ACCEL_AGENT"]) == ("tool", ["tool", "--flag", "x"], "quiet")
+    assert os.environ["ACCEL_AGENT"] == "off"  # the caller's environment is untouched
+
+
+def test_run_of_a_missing_command_is_127_in_process():
+    result = invoke("run", "--", "accel-agent-test-no-such-command")
+    assert result.exit_code == cli.COMMAND_NOT_FOUND
+    assert result.stderr == "accel-agent: command not found: accel-agent-test-no-such-command\n"
+
+
+def test_run_of_a_missing_command_as_a_real_process(clean_env):
+    result = run_command("run", "--", "no-such-command", env=clean_env)
+    assert result.returncode == cli.COMMAND_NOT_FOUND
+    assert stderr_lines(result) == ["accel-agent: command not found: no-such-command"]
+
+
+@requires_aes_acceleration
+def test_run_activates_the_agent_in_the_child(clean_env):
+    result = run_command("run", "--", sys.executable, "-c", REPORT_CODE, env=clean_env)
+    assert result.returncode == 0, result.stderr
+    report = parse_report(result.stdout)
+    assert (report["mode"], report["patched"], report["env"]) == ("on", "True", "on")
+    assert_status_lines(stderr_lines(result))
+
+
+@requires_aes_acceleration
+def test_run_quiet_reaches_grandchildren(clean_env):
+    grandchild = "import subprocess, sys; subprocess.run([sys.executable, '-c', %r])" % REPORT_CODE
+    result = run_command(
+        "run", "--mode", "quiet", "--", sys.executable, "-c", grandchild, env=clean_env
+    )
+    assert result.returncode == 0
+    assert parse_report(result.stdout)["mode"] == "quiet"
+    assert result.stderr == ""
+
+
+def test_run_passes_the_exit_code_through(clean_env):
+    result = run_command("run", "--", sys.executable, "-c", "raise SystemExit(7)", env=clean_env)
+    assert result.returncode == 7
+
+
+# ------------------------------------------------------------------ enable / disable for real
+
+
+def venv_report(venv, *args: str, env: dict | None = None) -> tuple:
+    result = venv.run(*args, "-c", REPORT_CODE, env=env)
+    assert result.returncode == 0, result.stderr
+    return parse_report(result.stdout), result
+
+
+@requires_aes_acceleration
+def test_enable_then_disable_in_a_fresh_venv(venv):
+    report, result = venv_report(venv)
+    assert (report["mode"], report["active"]) == ("off", "False")
+
+    enabled = venv.cli("enable", "--mode", "quiet")
+    assert enabled.returncode == 0, enabled.stderr
+    assert enabled.stdout.strip().endswith("is now quiet")
+    assert venv.default_file.exists()
+    report, result = venv_report(venv)
+    assert (report["mode"], report["active"], report["patched"]) == ("quiet", "True", "True")
+    assert result.stderr == ""
+    assert "default mode:   quiet" in venv.cli("status").stdout
+
+    disabled = venv.cli("disable")
+    assert disabled.returncode == 0
+    assert not venv.default_file.exists()
+    report, result = venv_report(venv)
+    assert (report["mode"], report["active"], report["patched"]) == ("off", "False", "False")
+    assert result.stderr == ""
+
+
+@requires_aes_acceleration
+def test_enable_on_prints_the_status_lines_in_every_python(venv):
+    assert venv.cli("enable", "--mode", "on").returncode == 0
+    report, result = venv_report(venv)
+    assert report["mode"] == "on"
+    assert_status_lines(stderr_lines(result))
+
+
+@requires_aes_acceleration
+@pytest.mark.parametrize(
+    ("args", "variables", "mode"),
+    [
+        ([], {}, "quiet"),
+        ([], {"ACCEL_AGENT": "off"}, "off"),
+        (["-X", "accel=off"], {}, "off"),
+        (["-X", "accel=quiet"], {"ACCEL_AGENT": "off"}, "quiet"),
+    ],
+    ids=["default file", "variable beats file", "-X beats file", "-X beats variable"],
+)
+def test_the_default_file_has_the_lowest_precedence(venv, args, variables, mode):
+    venv.default_file.write_text("mode = quiet\n")
+    report, result = venv_report(venv, *args, env=clean_environment(**variables))
+    assert report["mode"] == mode
+    assert result.stderr == ""
+
+
+@requires_aes_acceleration
+def test_enable_exclude_keeps_the_family_native(venv):
+    assert venv.cli("enable", "--mode", "assert", "--exclude", "aes").returncode == 0
+    result = venv.run("-c", "print('ran')")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "ran"
+    first, second = assert_status_lines(stderr_lines(result))
+    assert second["accelerated"] == "0"
+    assert "aes-ecb: excluded by the user" in second["notes"]
+
+
+@pytest.mark.parametrize(
+    ("content", "mode"),
+    [
+        (b"\xff\xfe\x00garbage\x81", "off"),
+        (b"mode = quiet\ncolour = blue\n", "quiet"),
+        (b"mode = turbo\n", "off"),
+        (b"\x00" * 64, "off"),
+    ],
+    ids=["garbage bytes", "unknown key", "unknown mode", "zeros"],
+)
+def test_a_damaged_default_file_warns_and_python_still_runs(venv, content, mode):
+    venv.default_file.write_bytes(content)
+    report, result = venv_report(venv)
+    assert report["mode"] == mode
+    lines = stderr_lines(result)
+    assert lines and all(line.startswith("accel-agent: ") for line in lines)
+    assert_no_traceback(result.stderr)
+
+
+def test_enable_in_a_venv_writes_next_to_its_own_hook(venv):
+    result = venv.cli("enable")
+    assert result.returncode == 0
+    assert venv.default_file.read_text().splitlines()[1:] == ["mode = quiet"]
+    assert venv.pth.exists()
