@@ -16,7 +16,9 @@ time: the fraction of direct cryptography's speed the agent reaches). The
 two ratios are medians of per-repetition ratios: the samples of one
 repetition are taken next to each other, so a slow phase of a shared
 machine cancels out of them (:func:`bench.timing.paired_ratio`); they can
-differ slightly from the ratio of the printed medians.
+differ slightly from the ratio of the printed medians. Times are the
+thread's CPU time by default (``--clock cpu``), which other processes'
+time slices do not inflate; ``--clock wall`` uses ``time.perf_counter_ns``.
 
 ``--check-goals`` reports the issue's goals as PASS/FAIL; the exit status
 does not depend on them (the machine is noisy). It is 1 only when a row's
@@ -75,6 +77,11 @@ CSV_FIELDS = (
     "speedup",
     "fraction_of_direct",
 )
+
+CLOCK_LABELS = {
+    "cpu": "thread CPU time (time.thread_time_ns)",
+    "wall": "wall clock (time.perf_counter_ns)",
+}
 
 # (repetitions, timing loops per sample, milliseconds per sample)
 FULL = (11, 5, 10.0)
@@ -192,7 +199,7 @@ def library_versions() -> dict[str, str | None]:
 
 
 class Settings:
-    __slots__ = ("reps", "loops", "sample_ns", "sizes", "row_filter")
+    __slots__ = ("reps", "loops", "sample_ns", "sizes", "row_filter", "clock")
 
     def __init__(self, args: argparse.Namespace) -> None:
         reps, loops, sample_ms = QUICK if args.quick else FULL
@@ -201,12 +208,13 @@ class Settings:
         self.sample_ns = (args.sample_ms or sample_ms) * 1e6
         self.sizes = args.sizes or list(STANDARD_SIZES)
         self.row_filter = args.rows
+        self.clock = args.clock
 
     def describe(self) -> str:
         return (
             "medians of %d interleaved samples per variant, each the median of %d timing "
-            "loops (~%.0f ms per sample); times per call"
-            % (self.reps, self.loops, self.sample_ns / 1e6)
+            "loops (~%.0f ms per sample); times per call, %s"
+            % (self.reps, self.loops, self.sample_ns / 1e6, CLOCK_LABELS[self.clock])
         )
 
     def as_dict(self) -> dict[str, object]:
@@ -215,6 +223,7 @@ class Settings:
             "loops": self.loops,
             "sample_ms": self.sample_ns / 1e6,
             "sizes": self.sizes,
+            "clock": self.clock,
         }
 
 
@@ -265,6 +274,7 @@ def run_row(family_name: str, row, size: int, switch: AgentSwitch, settings: Set
         settings.reps,
         settings.loops,
         settings.sample_ns,
+        settings.clock,
     )
     native_ns, agent_ns, direct_ns = (
         measured[name].median for name in ("native", "agent", "direct")
@@ -514,6 +524,7 @@ def write_csv(path: str, rows: list[dict]) -> None:
 def run_masked_child(args: argparse.Namespace) -> dict:
     """The AES rows again, in a child whose OpenSSL cannot use AES-NI or PCLMULQDQ."""
     command = [sys.executable, "-m", "bench.crypto", "--family", "aes", "--json"]
+    command += ["--clock", args.clock]
     if args.quick:
         command.append("--quick")
     for option, value in (
@@ -657,6 +668,13 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--reps", type=int, help="interleaved samples per variant")
     p.add_argument("--loops", type=int, help="timing loops per sample (their median)")
     p.add_argument("--sample-ms", type=float, help="approximate duration of one sample")
+    p.add_argument(
+        "--clock",
+        choices=sorted(timing.CLOCKS),
+        default=timing.DEFAULT_CLOCK,
+        help="cpu: the thread's CPU time, immune to other processes' time slices "
+        "(default); wall: time.perf_counter_ns",
+    )
     p.add_argument("--csv", metavar="PATH", help="also write the rows as CSV")
     p.add_argument("--json", action="store_true", help="print JSON instead of tables")
     p.add_argument("--check-goals", action="store_true", help="report the goals as PASS/FAIL")
