@@ -1,6 +1,7 @@
 """The crypto benchmark: pycryptodome native, pycryptodome under the agent, and pyca/cryptography.
 
-    python -m bench.crypto [--quick] [--family aes] [--check-goals] [--aesni-ab]
+    python -m bench.crypto [--quick] [--family aes] [--rows gcm,ctr] [--sizes 64,1M]
+                           [--check-goals] [--aesni-ab] [--clock cpu|wall]
                            [--csv PATH] [--json]
     python bench/crypto.py ...            (the same)
 
@@ -612,6 +613,18 @@ def print_aesni(rows: list[dict], masked: dict) -> None:
                 statistics.median(r["masked_native_ns"] / r["native_ns"] for r in rows),
             )
         )
+    slower = [r for r in rows if r["masked_speedup"] * NOT_SLOWER_TOLERANCE < 1.0]
+    notes.append(
+        "no-NI run, agent slower than native (agent > %.2f x native): %d/%d rows%s"
+        % (
+            NOT_SLOWER_TOLERANCE,
+            len(slower),
+            len(rows),
+            (": " + ", ".join("%s %s" % (r["row"], size_label(r["size"])) for r in slower))
+            if slower
+            else "",
+        )
+    )
     notes.append("no-NI run, agent: %s" % primitive_summary(masked["agent"]["primitives"]))
     print()
     for note in notes:
