@@ -28,87 +28,67 @@ from accel_agent.targets.pycryptodome import _buffers
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Callable
+    from typing import Any
 
 MODE_GCM = 11
 BLOCK_SIZE = 16
-ONE_SHOT_LIMIT = 16 * 1024  # above this, streaming beats copying ct || tag apart
+ONE_SHOT_LIMIT = 32 * 1024  # above this, streaming beats copying ct || tag apart
 PLAINTEXT_KEPT_LIMIT = 4 * 1024 * 1024  # decrypted bytes kept for a second verify
 # The smallest limits of any supported pycryptodome (4.x; 3.x allows more): at
 # or past them a native object with the same counts decides whether to raise.
 SMALLEST_MESSAGE_LIMIT = 2**36 - 32
 SMALLEST_AAD_LIMIT = 2**61 - 1
 
-# The methods pycryptodome allows next, as it tracks them in ``_next``.
+# The methods pycryptodome allows next, as it tracks them in ``_next``: the
+# set depends only on the last method called.
 UPDATE, ENCRYPT, DECRYPT, DIGEST, VERIFY = "update", "encrypt", "decrypt", "digest", "verify"
-_AFTER = {
-    UPDATE: frozenset((UPDATE, ENCRYPT, DECRYPT, DIGEST, VERIFY)),
-    ENCRYPT: frozenset((ENCRYPT, DIGEST)),
-    DECRYPT: frozenset((DECRYPT, VERIFY)),
-    DIGEST: frozenset((DIGEST,)),
-    VERIFY: frozenset((VERIFY,)),
-}
-_INITIAL = _AFTER[UPDATE]
+_AFTER_UPDATE = _INITIAL = frozenset((UPDATE, ENCRYPT, DECRYPT, DIGEST, VERIFY))
+_AFTER_ENCRYPT = frozenset((ENCRYPT, DIGEST))
+_AFTER_DECRYPT = frozenset((DECRYPT, VERIFY))
+_AFTER_DIGEST = frozenset((DIGEST,))
+_AFTER_VERIFY = frozenset((VERIFY,))
 
 
 class GcmCipher:
-    """pycryptodome's ``GcmMode``, served by OpenSSL."""
+    """pycryptodome's ``GcmMode``, served by OpenSSL.
 
-    __slots__ = (
-        "block_size",
-        "nonce",
-        "_key",
-        "_mac_len",
-        "_slot",
-        "_provider",
-        "_native_new",
-        "_twin",
-        "_next",
-        "_history",
-        "_aad",
-        "_auth_len",
-        "_msg_len",
-        "_context",
-        "_direction",
-        "_tag",
-        "_tag_checked",
-        "_kept_plaintext",
-        "_kept_size",
-        "_shadow",
-    )
+    No ``__slots__``: the class attributes below are the state of a fresh
+    object, so creating one sets four attributes (a whole message on a fresh
+    object is the common case, and its cost is what users pay per message).
+    """
 
-    def __init__(
-        self, slot: Any, provider: Any, key: bytes, native_new: Callable, nonce: bytes, mac_len: int
-    ) -> None:
-        self.block_size = BLOCK_SIZE
-        self.nonce = nonce
-        self._key = key
-        self._mac_len = mac_len
-        self._slot = slot
+    block_size = BLOCK_SIZE
+    _fresh = True  # nothing but associated data so far: no context, no tag, no twin
+    _twin = None  # the native GcmMode serving every call, once there is one
+    _next = _INITIAL  # what pycryptodome would allow next
+    _aad: list[bytes] | tuple = ()  # associated data not yet given to OpenSSL
+    _auth_len = 0
+    _msg_len = 0
+    _context = None  # OpenSSL's encryption or decryption context
+    _tag: bytes | None = None
+    _tag_checked = False  # OpenSSL's context has checked a tag already
+    _kept: list[bytes] | tuple = ()  # decrypted data kept to rebuild the tag
+    _kept_size = 0
+    _shadow = None  # an encryptor fed with the plaintext, past PLAINTEXT_KEPT_LIMIT
+
+    def __init__(self, backing: Any, provider: Any, key: bytes, nonce: bytes, mac_len: int) -> None:
+        self._backing = backing
         self._provider = provider
-        self._native_new = native_new
-        self._twin = None
-        self._next = _INITIAL
-        self._history: list[str] = []  # order-rule transitions, to replay on an error twin
-        self._aad: list[bytes] = []
-        self._auth_len = 0
-        self._msg_len = 0
-        self._context = None
-        self._direction = None
-        self._tag: bytes | None = None
-        self._tag_checked = False  # OpenSSL's context has checked a tag already
-        self._kept_plaintext: list[bytes] | None = []
-        self._kept_size = 0
-        self._shadow = None
+        self._key = key
+        self.nonce = nonce
+        self._mac_len = mac_len
 
     # -- twins -------------------------------------------------------------
 
     def _new_native(self) -> Any:
-        return self._native_new(self._key, MODE_GCM, nonce=self.nonce, mac_len=self._mac_len)
+        return self._backing.native_new(
+            self._key, MODE_GCM, nonce=self.nonce, mac_len=self._mac_len
+        )
 
     def _become_native(self) -> Any:
         """Hand the rest of this message to a native twin (only before any data was processed)."""
         if self._twin is None:
+            self._fresh = False
             twin = self._new_native()
             for chunk in self._aad:
                 twin.update(chunk)
@@ -124,16 +104,10 @@ class GcmCipher:
         returned (only reached for inputs native accepts that we do not know).
         """
         twin = self._new_native()
-        for step in self._history:
-            _replay(twin, step)
+        _replay(twin, self._next)
         twin._msg_len = self._msg_len
         twin._auth_len = self._auth_len
         return getattr(twin, method)(*args, **kwargs)
-
-    def _step(self, method: str) -> None:
-        self._next = _AFTER[method]
-        if not self._history or self._history[-1] != method:
-            self._history.append(method)
 
     # -- associated data ---------------------------------------------------
 
@@ -147,9 +121,11 @@ class GcmCipher:
             self._auth_len + len(assoc_data) > SMALLEST_AAD_LIMIT
         ):
             self._become_native().update(assoc_data)
-            self._step(UPDATE)
+            self._next = _AFTER_UPDATE
             return self
-        self._step(UPDATE)
+        self._next = _AFTER_UPDATE
+        if not self._aad:
+            self._aad = []
         self._aad.append(bytes(assoc_data))
         self._auth_len += len(assoc_data)
         return self
@@ -161,7 +137,7 @@ class GcmCipher:
             context = self._provider.decryptor(self._key, self.nonce)
         for chunk in self._aad:
             context.authenticate_additional_data(chunk)
-        self._direction = direction
+        self._fresh = False
         self._context = context
         return context
 
@@ -173,8 +149,8 @@ class GcmCipher:
         if ENCRYPT not in self._next:
             return self._native_verdict(ENCRYPT, plaintext, output=output)
         if not _buffers.servable(plaintext, output):
-            if self._context is None and self._tag is None:
-                self._step(ENCRYPT)
+            if self._fresh:
+                self._next = _AFTER_ENCRYPT
                 return self._become_native().encrypt(plaintext, output=output)
             # Mid-message, only an error can be left to native; if native
             # accepts the buffer, serve the bytes its C code would read.
@@ -182,10 +158,10 @@ class GcmCipher:
             plaintext = _buffers.raw_bytes(plaintext)
         elif self._too_long(len(plaintext)):
             self._native_verdict(ENCRYPT, plaintext, output=output)  # pycryptodome 4.x raises here
-        self._step(ENCRYPT)
+        self._next = _AFTER_ENCRYPT
         context = self._context or self._open(ENCRYPT)
         self._msg_len += len(plaintext)
-        self._slot.calls += 1
+        self._backing.slot.calls += 1
         return _buffers.deliver(context.update(plaintext), output)
 
     def digest(self) -> bytes:
@@ -193,12 +169,12 @@ class GcmCipher:
             return self._twin.digest()
         if DIGEST not in self._next:
             return self._native_verdict(DIGEST)
-        self._step(DIGEST)
+        self._next = _AFTER_DIGEST
         if self._tag is None:
             context = self._context or self._open(ENCRYPT)
             context.finalize()
             self._tag = context.tag[: self._mac_len]
-            self._slot.calls += 1
+            self._backing.slot.calls += 1
         return self._tag
 
     def hexdigest(self) -> str:
@@ -206,23 +182,21 @@ class GcmCipher:
 
     def encrypt_and_digest(self, plaintext: Any, output: Any = None) -> tuple[Any, bytes]:
         if (
-            self._twin is None
-            and self._context is None
-            and self._tag is None
-            and ENCRYPT in self._next
+            self._fresh
             and output is None
-            and _buffers.is_plain(plaintext)
+            and type(plaintext) is bytes
             and len(plaintext) <= ONE_SHOT_LIMIT
         ):
             sealed = self._provider.one_shot(self._key).encrypt(
                 self.nonce, plaintext, b"".join(self._aad) if self._aad else None
             )
-            self._step(ENCRYPT)
-            self._step(DIGEST)
+            self._fresh = False
+            self._next = _AFTER_DIGEST
             self._msg_len += len(plaintext)
-            self._tag = sealed[-16:][: self._mac_len]
-            self._slot.calls += 1
-            return sealed[:-16], self._tag
+            tag = sealed[-16:]
+            self._tag = tag = tag if self._mac_len == 16 else tag[: self._mac_len]
+            self._backing.slot.calls += 1
+            return sealed[:-16], tag
         return self.encrypt(plaintext, output=output), self.digest()
 
     # -- decryption --------------------------------------------------------
@@ -233,8 +207,8 @@ class GcmCipher:
         if DECRYPT not in self._next:
             return self._native_verdict(DECRYPT, ciphertext, output=output)
         if not _buffers.servable(ciphertext, output):
-            if self._context is None and self._tag is None:
-                self._step(DECRYPT)
+            if self._fresh:
+                self._next = _AFTER_DECRYPT
                 return self._become_native().decrypt(ciphertext, output=output)
             # Mid-message, only an error can be left to native; if native
             # accepts the buffer, serve the bytes its C code would read.
@@ -242,12 +216,12 @@ class GcmCipher:
             ciphertext = _buffers.raw_bytes(ciphertext)
         elif self._too_long(len(ciphertext)):
             self._native_verdict(DECRYPT, ciphertext, output=output)  # pycryptodome 4.x raises here
-        self._step(DECRYPT)
+        self._next = _AFTER_DECRYPT
         context = self._context or self._open(DECRYPT)
         self._msg_len += len(ciphertext)
         plaintext = context.update(ciphertext)
         self._keep(plaintext)
-        self._slot.calls += 1
+        self._backing.slot.calls += 1
         return _buffers.deliver(plaintext, output)
 
     def verify(self, received_mac_tag: Any) -> None:
@@ -263,7 +237,7 @@ class GcmCipher:
             except ValueError:
                 pass
             received_mac_tag = bytes(received_mac_tag)
-        self._step(VERIFY)
+        self._next = _AFTER_VERIFY
         if self._check(bytes(received_mac_tag)):
             return None
         raise ValueError("MAC check failed")
@@ -275,29 +249,26 @@ class GcmCipher:
 
     def decrypt_and_verify(self, ciphertext: Any, received_mac_tag: Any, output: Any = None) -> Any:
         if (
-            self._twin is None
-            and self._context is None
-            and self._tag is None
-            and DECRYPT in self._next
+            self._fresh
             and output is None
             and self._mac_len == 16
-            and _buffers.is_plain(ciphertext)
+            and type(ciphertext) is bytes
             and len(ciphertext) <= ONE_SHOT_LIMIT
             and type(received_mac_tag) is bytes
             and len(received_mac_tag) == 16
         ):
             aad = b"".join(self._aad) if self._aad else None
-            self._step(DECRYPT)
-            self._step(VERIFY)
+            self._fresh = False
+            self._next = _AFTER_VERIFY
             self._msg_len += len(ciphertext)
-            self._slot.calls += 1
+            self._backing.slot.calls += 1
             try:
                 plaintext = self._provider.one_shot(self._key).decrypt(
-                    self.nonce, bytes(ciphertext) + received_mac_tag, aad
+                    self.nonce, ciphertext + received_mac_tag, aad
                 )
             except self._provider.InvalidTag:
                 # Keep what a later verify() needs to know the real tag.
-                self._kept_plaintext = [self._plaintext_of(ciphertext)]
+                self._kept = [self._plaintext_of(ciphertext)]
                 self._tag_checked = True
                 raise ValueError("MAC check failed") from None
             self._tag = received_mac_tag
@@ -322,7 +293,7 @@ class GcmCipher:
             self._open(DECRYPT)
         if not self._tag_checked:
             self._tag_checked = True
-            self._slot.calls += 1
+            self._backing.slot.calls += 1
             try:
                 self._context.finalize_with_tag(received)
             except self._provider.InvalidTag:
@@ -340,18 +311,20 @@ class GcmCipher:
         if self._shadow is not None:
             self._shadow.update(plaintext)
             return
-        self._kept_plaintext.append(plaintext)
+        if not self._kept:
+            self._kept = []
+        self._kept.append(plaintext)
         self._kept_size += len(plaintext)
         if self._kept_size > PLAINTEXT_KEPT_LIMIT:
             self._shadow = self._provider.encryptor(self._key, self.nonce)
             for chunk in self._aad:
                 self._shadow.authenticate_additional_data(chunk)
-            for chunk in self._kept_plaintext:
+            for chunk in self._kept:
                 self._shadow.update(chunk)
             self._release_kept()
 
     def _release_kept(self) -> None:
-        self._kept_plaintext = []
+        self._kept = ()
         self._kept_size = 0
 
     def _rebuild_tag(self) -> bytes:
@@ -361,7 +334,7 @@ class GcmCipher:
             shadow = self._provider.encryptor(self._key, self.nonce)
             for chunk in self._aad:
                 shadow.authenticate_additional_data(chunk)
-            for chunk in self._kept_plaintext:
+            for chunk in self._kept:
                 shadow.update(chunk)
         shadow.finalize()
         self._shadow = None
@@ -373,17 +346,15 @@ class GcmCipher:
         return context.update(ciphertext)
 
 
-def _replay(twin: Any, step: str) -> None:
-    """Move a native GcmMode through one order-rule transition without data."""
-    if step == UPDATE:
-        twin.update(b"")
-    elif step == ENCRYPT:
+def _replay(twin: Any, allowed_next: frozenset) -> None:
+    """Bring a fresh native GcmMode to the order-rule state ``allowed_next``, without data."""
+    if allowed_next is _AFTER_ENCRYPT:
         twin.encrypt(b"")
-    elif step == DECRYPT:
+    elif allowed_next is _AFTER_DECRYPT:
         twin.decrypt(b"")
-    elif step == DIGEST:
+    elif allowed_next is _AFTER_DIGEST:
         twin.digest()
-    elif step == VERIFY:
+    elif allowed_next is _AFTER_VERIFY:
         try:
             twin.verify(b"")
         except ValueError:

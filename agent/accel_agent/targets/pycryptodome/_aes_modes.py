@@ -44,17 +44,19 @@ class _Tail:
 
 
 class _AesMode:
-    """What the five classic modes share: key, provider, twin, and call counting."""
+    """What the five classic modes share: key, provider, twin, and call counting.
 
-    __slots__ = ("block_size", "_key", "_slot", "_provider", "_native_new", "_twin")
+    No ``__slots__``: class attributes give a fresh object its state, so
+    creating one (once per message, typically) sets few attributes.
+    """
 
-    def __init__(self, slot: Any, provider: Any, key: bytes, native_new: Callable) -> None:
-        self.block_size = BLOCK_SIZE
-        self._key = key
-        self._slot = slot
+    block_size = BLOCK_SIZE
+    _twin = None  # the native object serving every call, once there is one
+
+    def __init__(self, backing: Any, provider: Any, key: bytes) -> None:
+        self._backing = backing  # the registry slot and the original new
         self._provider = provider
-        self._native_new = native_new
-        self._twin = None
+        self._key = key
 
     def _switch_to_twin(self) -> Any:
         """Build the native twin in this object's exact state; it serves every later call."""
@@ -69,22 +71,18 @@ class _AesMode:
 class EcbCipher(_AesMode):
     """pycryptodome's ``EcbMode``: whole blocks, no state, no order rules."""
 
-    __slots__ = ("_encryptor", "_decryptor")
-
-    def __init__(self, slot: Any, provider: Any, key: bytes, native_new: Callable) -> None:
-        _AesMode.__init__(self, slot, provider, key, native_new)
-        self._encryptor = None
-        self._decryptor = None
+    _encryptor = None
+    _decryptor = None
 
     def _build_twin(self) -> Any:
-        return self._native_new(self._key, MODE_ECB)
+        return self._backing.native_new(self._key, MODE_ECB)
 
     def encrypt(self, plaintext: Any, output: Any = None) -> bytes | None:
         if self._twin is not None or not _buffers.servable(plaintext, output, BLOCK_SIZE):
             return self._switch_to_twin().encrypt(plaintext, output=output)
         if self._encryptor is None:
             self._encryptor = self._provider.encryptor(self._key)
-        self._slot.calls += 1
+        self._backing.slot.calls += 1
         return _buffers.deliver(self._encryptor.update(plaintext), output)
 
     def decrypt(self, ciphertext: Any, output: Any = None) -> bytes | None:
@@ -92,7 +90,7 @@ class EcbCipher(_AesMode):
             return self._switch_to_twin().decrypt(ciphertext, output=output)
         if self._decryptor is None:
             self._decryptor = self._provider.decryptor(self._key)
-        self._slot.calls += 1
+        self._backing.slot.calls += 1
         return _buffers.deliver(self._decryptor.update(ciphertext), output)
 
 
@@ -103,16 +101,10 @@ class _StreamingMode(_AesMode):
     brought to the same point (:meth:`_fresh_twin` plus :meth:`_catch_up`).
     """
 
-    __slots__ = ("_direction", "_context", "_position", "_unit")
-
-    def __init__(
-        self, slot: Any, provider: Any, key: bytes, native_new: Callable, unit: int
-    ) -> None:
-        _AesMode.__init__(self, slot, provider, key, native_new)
-        self._direction = None
-        self._context = None
-        self._position = 0
-        self._unit = unit  # the input length must be a multiple of this (CBC: 16)
+    _direction = None
+    _context = None
+    _position = 0
+    _unit = 1  # the input length must be a multiple of this (CBC: 16)
 
     def encrypt(self, plaintext: Any, output: Any = None) -> bytes | None:
         return self._process(ENCRYPT, plaintext, output)
@@ -129,7 +121,7 @@ class _StreamingMode(_AesMode):
                 result = self._context.update(data)
                 self._record(data, result, direction)
                 self._position += len(data)
-                self._slot.calls += 1
+                self._backing.slot.calls += 1
                 return _buffers.deliver(result, output)
             # pycryptodome fixes the direction before it validates the input.
             self._direction = direction
@@ -162,12 +154,10 @@ class _StreamingMode(_AesMode):
 class CbcCipher(_StreamingMode):
     """pycryptodome's ``CbcMode``; the chaining state is the last ciphertext block."""
 
-    __slots__ = ("iv", "IV", "_ciphertext_tail")
+    _unit = BLOCK_SIZE
 
-    def __init__(
-        self, slot: Any, provider: Any, key: bytes, native_new: Callable, iv: bytes
-    ) -> None:
-        _StreamingMode.__init__(self, slot, provider, key, native_new, BLOCK_SIZE)
+    def __init__(self, backing: Any, provider: Any, key: bytes, iv: bytes) -> None:
+        _AesMode.__init__(self, backing, provider, key)
         self.iv = self.IV = iv
         self._ciphertext_tail = _Tail(iv)
 
@@ -180,24 +170,18 @@ class CbcCipher(_StreamingMode):
         self._ciphertext_tail.push(result if direction == ENCRYPT else data)
 
     def _fresh_twin(self) -> Any:
-        return self._native_new(self._key, MODE_CBC, iv=self._ciphertext_tail.last(BLOCK_SIZE))
+        return self._backing.native_new(
+            self._key, MODE_CBC, iv=self._ciphertext_tail.last(BLOCK_SIZE)
+        )
 
 
 class CfbCipher(_StreamingMode):
     """pycryptodome's ``CfbMode`` for 8- and 128-bit segments (any input length)."""
 
-    __slots__ = ("iv", "IV", "_segment_size", "_plaintext_tail", "_ciphertext_tail")
-
     def __init__(
-        self,
-        slot: Any,
-        provider: Any,
-        key: bytes,
-        native_new: Callable,
-        iv: bytes,
-        segment_size: int,
+        self, backing: Any, provider: Any, key: bytes, iv: bytes, segment_size: int
     ) -> None:
-        _StreamingMode.__init__(self, slot, provider, key, native_new, 1)
+        _AesMode.__init__(self, backing, provider, key)
         self.iv = self.IV = iv
         self._segment_size = segment_size
         self._plaintext_tail = _Tail()
@@ -218,7 +202,9 @@ class CfbCipher(_StreamingMode):
         # current (partial) segment; CFB-8 segments are never partial.
         partial = self._position % BLOCK_SIZE if self._segment_size == 128 else 0
         register = self._ciphertext_tail.last(BLOCK_SIZE + partial)[:BLOCK_SIZE]
-        return self._native_new(self._key, MODE_CFB, iv=register, segment_size=self._segment_size)
+        return self._backing.native_new(
+            self._key, MODE_CFB, iv=register, segment_size=self._segment_size
+        )
 
     def _catch_up(self, twin: Any, method: Callable) -> None:
         partial = self._position % BLOCK_SIZE if self._segment_size == 128 else 0
@@ -229,12 +215,8 @@ class CfbCipher(_StreamingMode):
 class OfbCipher(_StreamingMode):
     """pycryptodome's ``OfbMode``; the state is the keystream block and the offset in it."""
 
-    __slots__ = ("iv", "IV", "_input_tail", "_output_tail")
-
-    def __init__(
-        self, slot: Any, provider: Any, key: bytes, native_new: Callable, iv: bytes
-    ) -> None:
-        _StreamingMode.__init__(self, slot, provider, key, native_new, 1)
+    def __init__(self, backing: Any, provider: Any, key: bytes, iv: bytes) -> None:
+        _AesMode.__init__(self, backing, provider, key)
         self.iv = self.IV = iv
         self._input_tail = _Tail()
         self._output_tail = _Tail()
@@ -259,7 +241,7 @@ class OfbCipher(_StreamingMode):
             block_in = self._input_tail.last(span)[:BLOCK_SIZE]
             block_out = self._output_tail.last(span)[:BLOCK_SIZE]
             register = bytes(a ^ b for a, b in zip(block_in, block_out))
-        return self._native_new(self._key, MODE_OFB, iv=register)
+        return self._backing.native_new(self._key, MODE_OFB, iv=register)
 
     def _catch_up(self, twin: Any, method: Callable) -> None:
         method(bytes(self._position % BLOCK_SIZE))
@@ -273,18 +255,10 @@ class CtrCipher(_StreamingMode):
     the two never disagree.
     """
 
-    __slots__ = ("nonce", "_counter_start", "_counter_len", "_blocks_left")
-
     def __init__(
-        self,
-        slot: Any,
-        provider: Any,
-        key: bytes,
-        native_new: Callable,
-        nonce: bytes,
-        counter_start: int,
+        self, backing: Any, provider: Any, key: bytes, nonce: bytes, counter_start: int
     ) -> None:
-        _StreamingMode.__init__(self, slot, provider, key, native_new, 1)
+        _AesMode.__init__(self, backing, provider, key)
         self.nonce = nonce
         self._counter_start = counter_start
         self._counter_len = BLOCK_SIZE - len(nonce)
@@ -304,7 +278,7 @@ class CtrCipher(_StreamingMode):
     def _fresh_twin(self) -> Any:
         # Always from the original counter value: pycryptodome's wrap-around
         # check is relative to it.
-        return self._native_new(
+        return self._backing.native_new(
             self._key, MODE_CTR, nonce=self.nonce, initial_value=self._counter_start
         )
 

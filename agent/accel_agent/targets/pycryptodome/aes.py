@@ -36,21 +36,38 @@ MODE_ECB, MODE_CBC, MODE_CFB, MODE_OFB, MODE_CTR, MODE_GCM = 1, 2, 3, 5, 6, 11
 GCM_NONCE_SIZES = range(8, 129)  # what pyca/cryptography accepts; pycryptodome accepts more
 CFB_SEGMENTS = (8, 128)  # the segment sizes OpenSSL has
 
-# Keyword arguments that change nothing in the result: they pick pycryptodome's
-# own implementation (AES-NI or portable C; for GCM also CLMUL or portable GHASH).
-_USE_AESNI = ("use_aesni",)
-_GCM_CHOICES = ("use_aesni", "use_clmul")
+# The keywords each fast path understands. ``use_aesni`` and ``use_clmul``
+# change nothing in the result: they pick pycryptodome's own implementation
+# (AES-NI or portable C, CLMUL or portable GHASH).
+_ECB_KEYWORDS = frozenset(("use_aesni",))
+_IV_KEYWORDS = frozenset(("iv", "IV", "use_aesni"))
+_CFB_KEYWORDS = _IV_KEYWORDS | {"segment_size"}
+_CTR_KEYWORDS = frozenset(("nonce", "initial_value", "counter", "use_aesni"))
+_GCM_KEYWORDS = frozenset(("nonce", "mac_len", "use_aesni", "use_clmul"))
+
+
+class Backing:
+    """What an accelerated object needs from its patch: its registry slot and the original new."""
+
+    __slots__ = ("slot", "native_new")
+
+    def __init__(self, primitive: str, native_new: Callable) -> None:
+        self.slot = registry.slot(primitive)
+        self.native_new = native_new
 
 
 def patch(module: ModuleType) -> None:
     """Install the fast ``new`` on one AES module (``Crypto`` or ``Cryptodome``)."""
     original_new = module.new
-    builders = _Builders(original_new)
+    builders = _builders(original_new)
 
     def new(key: Any, mode: Any, *args: Any, **kwargs: Any) -> Any:
-        if type(mode) is int and _buffers.is_key(key, KEY_SIZES):
-            build = builders.by_mode.get(mode)
-            if build is not None:
+        key_type = type(key)
+        if (key_type is bytes or key_type is bytearray or key_type is memoryview) and type(
+            mode
+        ) is int:
+            build = builders.get(mode)
+            if build is not None and len(key) in KEY_SIZES and _buffers.is_plain(key):
                 cipher = build(bytes(key), args, kwargs)
                 if cipher is not None:
                     return cipher
@@ -60,52 +77,41 @@ def patch(module: ModuleType) -> None:
     patching.patch_attribute(module, "new", new)
 
 
-class _Builders:
-    """One builder per mode: the accelerated object, or None for "let native do it"."""
+def _builders(native_new: Callable) -> dict[int, Callable]:
+    """One builder per mode: it returns the accelerated object, or None for "let native do it"."""
+    ecb = Backing("aes-ecb", native_new)
+    cbc = Backing("aes-cbc", native_new)
+    ctr = Backing("aes-ctr", native_new)
+    cfb = Backing("aes-cfb", native_new)
+    ofb = Backing("aes-ofb", native_new)
+    gcm = Backing("aes-gcm", native_new)
 
-    def __init__(self, original_new: Callable) -> None:
-        self.native_new = original_new
-        self.ecb = registry.slot("aes-ecb")
-        self.cbc = registry.slot("aes-cbc")
-        self.ctr = registry.slot("aes-ctr")
-        self.cfb = registry.slot("aes-cfb")
-        self.ofb = registry.slot("aes-ofb")
-        self.gcm = registry.slot("aes-gcm")
-        self.by_mode = {
-            MODE_ECB: self.build_ecb,
-            MODE_CBC: self.build_cbc,
-            MODE_CFB: self.build_cfb,
-            MODE_OFB: self.build_ofb,
-            MODE_CTR: self.build_ctr,
-            MODE_GCM: self.build_gcm,
-        }
-
-    def build_ecb(self, key: bytes, args: tuple, kwargs: dict) -> Any:
-        if args or not _only(kwargs, ()):
+    def build_ecb(key: bytes, args: tuple, kwargs: dict) -> Any:
+        if args or not kwargs.keys() <= _ECB_KEYWORDS:
             return None
-        provider = self.ecb.get()
-        return provider and EcbCipher(self.ecb, provider, key, self.native_new)
+        provider = ecb.slot.get()
+        return provider and EcbCipher(ecb, provider, key)
 
-    def build_cbc(self, key: bytes, args: tuple, kwargs: dict) -> Any:
-        iv = _iv_argument(args, kwargs, ())
-        provider = iv and self.cbc.get()
-        return provider and CbcCipher(self.cbc, provider, key, self.native_new, iv)
+    def build_cbc(key: bytes, args: tuple, kwargs: dict) -> Any:
+        iv = _iv_argument(args, kwargs, _IV_KEYWORDS)
+        provider = iv and cbc.slot.get()
+        return provider and CbcCipher(cbc, provider, key, iv)
 
-    def build_ofb(self, key: bytes, args: tuple, kwargs: dict) -> Any:
-        iv = _iv_argument(args, kwargs, ())
-        provider = iv and self.ofb.get()
-        return provider and OfbCipher(self.ofb, provider, key, self.native_new, iv)
+    def build_ofb(key: bytes, args: tuple, kwargs: dict) -> Any:
+        iv = _iv_argument(args, kwargs, _IV_KEYWORDS)
+        provider = iv and ofb.slot.get()
+        return provider and OfbCipher(ofb, provider, key, iv)
 
-    def build_cfb(self, key: bytes, args: tuple, kwargs: dict) -> Any:
+    def build_cfb(key: bytes, args: tuple, kwargs: dict) -> Any:
         segment_size = kwargs.get("segment_size", 8)
         if type(segment_size) is not int or segment_size not in CFB_SEGMENTS:
             return None
-        iv = _iv_argument(args, kwargs, ("segment_size",))
-        provider = iv and self.cfb.get()
-        return provider and CfbCipher(self.cfb, provider, key, self.native_new, iv, segment_size)
+        iv = _iv_argument(args, kwargs, _CFB_KEYWORDS)
+        provider = iv and cfb.slot.get()
+        return provider and CfbCipher(cfb, provider, key, iv, segment_size)
 
-    def build_ctr(self, key: bytes, args: tuple, kwargs: dict) -> Any:
-        if args or not _only(kwargs, ("nonce", "initial_value", "counter")):
+    def build_ctr(key: bytes, args: tuple, kwargs: dict) -> Any:
+        if args or not kwargs.keys() <= _CTR_KEYWORDS:
             return None
         counter = kwargs.get("counter")
         if counter is not None:
@@ -114,37 +120,42 @@ class _Builders:
             start = _counter_object(counter)
         else:
             start = _nonce_and_initial_value(kwargs.get("nonce"), kwargs.get("initial_value", 0))
-        provider = start and self.ctr.get()
-        if not provider:
-            return None
-        nonce, counter_start = start
-        return CtrCipher(self.ctr, provider, key, self.native_new, nonce, counter_start)
+        provider = start and ctr.slot.get()
+        return provider and CtrCipher(ctr, provider, key, start[0], start[1])
 
-    def build_gcm(self, key: bytes, args: tuple, kwargs: dict) -> Any:
-        if len(args) > 1 or not _only(kwargs, ("nonce", "mac_len") + _GCM_CHOICES):
+    def build_gcm(key: bytes, args: tuple, kwargs: dict) -> Any:
+        if len(args) > 1 or not kwargs.keys() <= _GCM_KEYWORDS:
             return None
         nonce = args[0] if args else kwargs.get("nonce")
-        if nonce is None:
-            nonce = os.urandom(16)
-        elif not _buffers.is_plain(nonce) or len(nonce) not in GCM_NONCE_SIZES:
+        nonce_type = type(nonce)
+        if nonce_type is not bytes:
+            if nonce is None:
+                nonce = os.urandom(16)
+            elif not _buffers.is_plain(nonce):
+                return None
+            else:
+                nonce = bytes(nonce)
+        if len(nonce) not in GCM_NONCE_SIZES:
             return None
         mac_len = kwargs.get("mac_len", 16)
         if type(mac_len) is not int or not 4 <= mac_len <= 16:
             return None
-        provider = self.gcm.get()
-        return provider and GcmCipher(
-            self.gcm, provider, key, self.native_new, bytes(nonce), mac_len
-        )
+        provider = gcm.slot.get()
+        return provider and GcmCipher(gcm, provider, key, nonce, mac_len)
+
+    return {
+        MODE_ECB: build_ecb,
+        MODE_CBC: build_cbc,
+        MODE_CFB: build_cfb,
+        MODE_OFB: build_ofb,
+        MODE_CTR: build_ctr,
+        MODE_GCM: build_gcm,
+    }
 
 
-def _only(kwargs: dict, allowed: tuple[str, ...]) -> bool:
-    """True when every keyword is one this fast path understands (``use_aesni`` always is)."""
-    return all(name in allowed or name in _USE_AESNI for name in kwargs)
-
-
-def _iv_argument(args: tuple, kwargs: dict, extra: tuple[str, ...]) -> bytes | None:
+def _iv_argument(args: tuple, kwargs: dict, allowed: frozenset) -> bytes | None:
     """The IV of CBC, CFB or OFB given once (positionally, ``iv=`` or ``IV=``), or a random one."""
-    if len(args) > 1 or not _only(kwargs, ("iv", "IV") + extra):
+    if len(args) > 1 or not kwargs.keys() <= allowed:
         return None
     candidates = (args[0] if args else None, kwargs.get("iv"), kwargs.get("IV"))
     given = [value for value in candidates if value is not None]
