@@ -209,12 +209,9 @@ def installed_venv(tmp_path_factory) -> InstalledVenv:
 @pytest.fixture
 def venv(installed_venv):
     """The installed venv with no environment-wide default, before and after the test."""
-    for path in (installed_venv.default_file,):
-        if path.exists():
-            path.unlink()
+    installed_venv.default_file.unlink(missing_ok=True)
     yield installed_venv
-    if installed_venv.default_file.exists():
-        installed_venv.default_file.unlink()
+    installed_venv.default_file.unlink(missing_ok=True)
 
 
 def pytest_report_header(config) -> str:

@@ -53,13 +53,22 @@ def test_parse_mode_rejects_non_strings(raw):
         config.parse_mode(raw)
 
 
-@pytest.mark.parametrize("raw", ["asert", "assrt", "asserts", "Assert!", "assret", " ASERT "])
+@pytest.mark.parametrize(
+    "raw", ["asert", "assrt", "asserts", "Assert!", "assret", " ASERT ", "assertion"]
+)
 def test_assert_typos_are_recognised(raw):
     assert config.looks_like_assert(raw)
 
 
 @pytest.mark.parametrize("raw", ["bogus", "???", "quiett", "onn", "of", True])
 def test_other_mistakes_are_not_taken_for_assert(raw):
+    assert not config.looks_like_assert(raw)
+
+
+@pytest.mark.parametrize("raw", ["pass", "bypass", "passthrough"])
+def test_words_that_merely_contain_ass_are_not_taken_for_assert(raw):
+    # ACCEL_AGENT=bypass means "leave my program alone"; refusing to run it
+    # (exit 2) is the opposite. Only near-misses of "assert" are fatal.
     assert not config.looks_like_assert(raw)
 
 

@@ -18,6 +18,8 @@ from accel_agent import _boot, activation, hooks, patching
 from helpers import (
     MASK_AES_NI,
     REPORT_CODE,
+    STATUS_LINE_1,
+    STATUS_LINE_2,
     TEMPLATE_DIR,
     agent_source_dir,
     assert_no_traceback,
@@ -117,6 +119,16 @@ def test_assert_with_aes_ni_masked_stops_before_the_program(clean_env, how):
     assert any(line.startswith("accel-agent: assert: ") for line in stderr_lines(result))
 
 
+@requires_aes_acceleration
+def test_assert_with_aes_excluded_by_the_user_runs(clean_env):
+    env = env_with(clean_env, ACCEL_AGENT_EXCLUDE="aes")
+    result = run_python("-X", "accel=assert", "-c", PRINT_MARKER, env=env)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == MARKER
+    first, second = assert_status_lines(stderr_lines(result))
+    assert "aes-ecb: excluded by the user" in second["notes"]
+
+
 # ------------------------------------------------------------------ precedence, aliases
 
 
@@ -153,8 +165,10 @@ def test_aliases_of_on_print_the_status_lines(clean_env, value):
         (["-X", "accel=bogus"], {}),
         (["-X", "accel=???"], {}),
         ([], {"ACCEL_AGENT": "turbo"}),
+        ([], {"ACCEL_AGENT": "bypass"}),  # not an assert typo: must not stop the program
         (["-X", "accel=onn"], {"ACCEL_AGENT": "on"}),  # a bad -X is not rescued by the variable
     ],
+    ids=["-X bogus", "-X ???", "env turbo", "env bypass", "bad -X, good env"],
 )
 def test_unknown_mode_is_one_line_and_the_program_runs_unpatched(clean_env, args, variables):
     code = PRINT_MARKER + "\n" + REPORT_CODE
@@ -228,19 +242,25 @@ def _start_methods() -> list:
 
 
 @requires_aes_acceleration
+@pytest.mark.parametrize(("xoption", "mode"), [("accel", "on"), ("accel=quiet", "quiet")])
 @pytest.mark.parametrize("method", _start_methods())
-def test_xoption_reaches_children(clean_env, spawn_parent, method):
-    result = run_python("-X", "accel=quiet", spawn_parent, method, env=clean_env)
+def test_xoption_reaches_children(clean_env, spawn_parent, method, xoption, mode):
+    result = run_python("-X", xoption, spawn_parent, method, env=clean_env)
     assert result.returncode == 0, result.stderr
     report = parse_report(result.stdout)
     assert report == {
-        "mode": "quiet",
+        "mode": mode,
         "active": "True",
         "patched": "True",
-        "env": "quiet",  # how the mode got there: CPython does not pass -X accel on
+        "env": mode,  # how the mode got there: CPython does not pass -X accel on
         "xoption": "False",
     }
-    assert result.stderr == ""
+    if mode == "quiet":
+        assert result.stderr == ""
+    else:
+        assert all(
+            STATUS_LINE_1.match(line) or STATUS_LINE_2.match(line) for line in stderr_lines(result)
+        )
 
 
 @requires_aes_acceleration
