@@ -157,6 +157,11 @@ requires_aes_acceleration = pytest.mark.skipif(
 )
 
 
+requires_aes_ni = pytest.mark.skipif(
+    not (_ACCELERATES and agent_platform.facts().arch == "x86_64"),
+    reason="OPENSSL_ia32cap masks AES-NI on x86_64 only; here: %s %s"
+    % (agent_platform.facts().arch, _WHY_NOT or "has AES instructions"),
+)
 requires_supported_platform = pytest.mark.skipif(
     agent_platform.facts().unsupported_reason is not None,
     reason="the agent patches nothing here: %s" % agent_platform.facts().unsupported_reason,

@@ -27,7 +27,7 @@ from helpers import (
     clean_environment,
     parse_report,
     requires_aes_acceleration,
-    requires_supported_platform,
+    requires_aes_ni,
     stderr_lines,
 )
 
@@ -99,7 +99,7 @@ def test_verify_json_is_healthy_here(agent_state):
     assert facts["cpu"]["brand"] is None  # --no-cpuinfo skips py-cpuinfo
 
 
-@requires_supported_platform
+@requires_aes_ni
 def test_verify_json_with_aes_ni_masked_exits_1(agent_state, monkeypatch):
     monkeypatch.setenv("OPENSSL_ia32cap", MASK_AES_NI)
     result = invoke("verify", "--json", "--no-cpuinfo")
@@ -125,7 +125,7 @@ def test_verify_prints_a_table_for_people(agent_state):
     assert all(len(line) <= 80 for line in out.splitlines())
 
 
-@requires_supported_platform
+@requires_aes_ni
 def test_verify_table_marks_what_is_not_accelerated(agent_state, monkeypatch):
     monkeypatch.setenv("OPENSSL_ia32cap", MASK_AES_NI)
     result = invoke("verify", "--no-cpuinfo")
@@ -146,7 +146,7 @@ def test_verify_as_a_real_process(clean_env):
     assert facts["environment"]["pth_installed"] is True
 
 
-@requires_supported_platform
+@requires_aes_ni
 def test_verify_as_a_real_process_with_aes_ni_masked(clean_env):
     env = {**clean_env, "OPENSSL_ia32cap": MASK_AES_NI}
     result = run_command("verify", "--json", "--no-cpuinfo", env=env)

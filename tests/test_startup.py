@@ -28,6 +28,7 @@ from helpers import (
     parse_report,
     purelib,
     requires_aes_acceleration,
+    requires_aes_ni,
     requires_supported_platform,
     run_python,
     stderr_lines,
@@ -104,6 +105,7 @@ def test_assert_passes_here_and_runs_the_program(clean_env):
     assert_status_lines(stderr_lines(result))
 
 
+@requires_aes_ni
 @pytest.mark.parametrize("how", ["-X", "env"])
 def test_assert_with_aes_ni_masked_stops_before_the_program(clean_env, how):
     env = env_with(clean_env, OPENSSL_ia32cap=MASK_AES_NI)
@@ -530,6 +532,7 @@ def test_template_in_on_mode_prints_the_status_lines(clean_env, bare_python, sit
     assert site_dirs[2].exists()
 
 
+@requires_aes_ni
 def test_template_in_assert_mode_stops_an_unaccelerated_program(clean_env, bare_python, site_dirs):
     env = template_env(clean_env, *site_dirs, ACCEL_AGENT="assert", OPENSSL_ia32cap=MASK_AES_NI)
     result = run_python("-c", PRINT_MARKER, env=env, python=bare_python)
