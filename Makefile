@@ -4,8 +4,11 @@
 #
 #   make run     venv + install '.[pycryptodome]', accel-agent verify, demo
 #   make test    install '.[test]', run the test suite (pytest -n auto)
-#   make lint    ruff check
+#   make lint    ruff check, and docs/activation.md's settings table is current
 #   make bench   start-up cost of the agent (BENCH_ARGS="--runs 50" ...)
+#   make bench-startup-all   idle start-up cost on each Python 3.9-3.13
+#   make bench-crypto        per-call: native vs agent vs cryptography
+#   make multipython         start-up tests + smoke on each Python 3.9-3.13
 #   make ci      what CI runs (.ci/run)
 
 PYTHON ?= python3
@@ -21,7 +24,7 @@ AGENT_SOURCES := pyproject.toml README.md \
 	$(shell find agent -type f ! -name '*.pyc' ! -path '*/__pycache__/*' 2>/dev/null)
 
 .DEFAULT_GOAL := help
-.PHONY: help run test lint bench bench-startup-all multipython wheel ci clean FORCE
+.PHONY: help run test lint bench bench-startup-all bench-crypto multipython wheel ci clean FORCE
 
 help:
 	@sed -n 's/^#   make /  make /p' Makefile
@@ -59,8 +62,11 @@ test: $(VENV)/.installed-test
 	fi; \
 	exit $$rc
 
+# The settings table is checked against the source tree's config.py (-S: no
+# .pth, so the installed copy cannot answer instead).
 lint: $(VENV)/.installed-dev
 	$(VENV)/bin/ruff check .
+	PYTHONPATH=agent $(PYTHON) -S .ci/settings_table.py --check docs/activation.md
 
 bench: $(VENV)/.installed-run
 	$(PY) -m bench.startup $(BENCH_ARGS)
@@ -68,6 +74,9 @@ bench: $(VENV)/.installed-run
 # One line per Python 3.9-3.13 found under pyenv: the idle start-up cost.
 bench-startup-all: $(VENV)/.installed-run
 	$(PY) -m bench.startup --all-pythons $(BENCH_ARGS)
+
+bench-crypto: $(VENV)/.installed-run
+	$(PY) -m bench.crypto $(BENCH_ARGS)
 
 wheel: $(VENV)/pyvenv.cfg
 	rm -rf dist
