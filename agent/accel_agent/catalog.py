@@ -52,6 +52,14 @@ PRIMITIVES: tuple[PrimitiveSpec, ...] = (
     PrimitiveSpec("aes-ofb", "aes", ("aes",), (_openssl("aes", "ofb_provider"),)),
     # GCM's speed rests on carry-less multiplication as much as on AES rounds.
     PrimitiveSpec("aes-gcm", "aes", ("aes", "clmul"), (_openssl("aes", "gcm_provider"),)),
+    # ChaCha20 is fast in portable SIMD code: no CPU feature is required.
+    PrimitiveSpec("chacha20", "chacha", (), (_openssl("chacha", "chacha20_provider"),)),
+    PrimitiveSpec(
+        "chacha20-poly1305", "chacha", (), (_openssl("chacha", "chacha20_poly1305_provider"),)
+    ),
+    PrimitiveSpec(
+        "xchacha20-poly1305", "chacha", (), (_openssl("chacha", "xchacha20_poly1305_provider"),)
+    ),
 )
 
 BY_NAME = {spec.name: spec for spec in PRIMITIVES}

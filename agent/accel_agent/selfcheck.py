@@ -222,3 +222,138 @@ def run(primitive: str, provider: Any) -> None:
         raise
     except Exception as exc:  # noqa: BLE001 - an exception is a failed check too
         raise SelfCheckFailed("raised %s" % type(exc).__name__) from None
+
+
+# --------------------------------------------------------------------------- ChaCha20 family
+# RFC 8439 2.4.2 (ChaCha20), 2.8.2 (AEAD), draft-irtf-cfrg-xchacha-03 2.2.1
+# (HChaCha20) and A.3.1 (XChaCha20-Poly1305). They share one plaintext.
+
+_SUNSCREEN = (
+    b"Ladies and Gentlemen of the class of '99: If I could offer you only one tip for the"
+    b" future, sunscreen would be it."
+)
+_CHACHA_KEY = _h("000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f")
+_AEAD_KEY = _h("808182838485868788898a8b8c8d8e8f909192939495969798999a9b9c9d9e9f")
+_AEAD_AAD = _h("50515253c0c1c2c3c4c5c6c7")
+
+# (label, key, nonce, first block counter, plaintext, ciphertext)
+CHACHA20_VECTORS = (
+    (
+        "RFC 8439 2.4.2 ChaCha20",
+        _CHACHA_KEY,
+        _h("000000000000004a00000000"),
+        1,
+        _SUNSCREEN,
+        _h(
+            "6e2e359a2568f98041ba0728dd0d6981e97e7aec1d4360c20a27afccfd9fae0b"
+            "f91b65c5524733ab8f593dabcd62b3571639d624e65152ab8f530c359f0861d8"
+            "07ca0dbf500d6a6156a38e088a22b65e52bc514d16ccf806818ce91ab7793736"
+            "5af90bbf74a35be6b40b8eedf2785e42874d"
+        ),
+    ),
+    (
+        # The original construction (8-byte nonce, 64-bit counter): all-zero key and nonce.
+        "RFC 8439 A.1 #1 (8-byte nonce layout)",
+        bytes(32),
+        bytes(8),
+        0,
+        bytes(64),
+        _h(
+            "76b8e0ada0f13d90405d6ae55386bd28bdd219b8a08ded1aa836efcc8b770dc7"
+            "da41597c5157488d7724e03fb8d84a376a43b8f41518a11cc387b669b2ee6586"
+        ),
+    ),
+)
+# (label, key, 16-byte nonce, subkey)
+HCHACHA20_VECTORS = (
+    (
+        "draft-irtf-cfrg-xchacha-03 2.2.1 HChaCha20",
+        _CHACHA_KEY,
+        _h("000000090000004a0000000031415927"),
+        _h("82413b4227b27bfed30e42508a877d73a0f9e4d58a74a853c12ec41326d3ecdc"),
+    ),
+)
+# (label, key, nonce, aad, plaintext, ciphertext, tag)
+CHACHA20_POLY1305_VECTORS = (
+    (
+        "RFC 8439 2.8.2 AEAD_CHACHA20_POLY1305",
+        _AEAD_KEY,
+        _h("070000004041424344454647"),
+        _AEAD_AAD,
+        _SUNSCREEN,
+        _h(
+            "d31a8d34648e60db7b86afbc53ef7ec2a4aded51296e08fea9e2b5a736ee62d6"
+            "3dbea45e8ca9671282fafb69da92728b1a71de0a9e060b2905d6a5b67ecd3b36"
+            "92ddbd7f2d778b8c9803aee328091b58fab324e4fad675945585808b4831d7bc"
+            "3ff4def08e4b7a9de576d26586cec64b6116"
+        ),
+        _h("1ae10b594f09e26a7e902ecbd0600691"),
+    ),
+)
+XCHACHA20_POLY1305_VECTORS = (
+    (
+        "draft-irtf-cfrg-xchacha-03 A.3.1 XChaCha20-Poly1305",
+        _AEAD_KEY,
+        _h("404142434445464748494a4b4c4d4e4f5051525354555657"),
+        _AEAD_AAD,
+        _SUNSCREEN,
+        _h(
+            "bd6d179d3e83d43b9576579493c0e939572a1700252bfaccbed2902c21396cbb"
+            "731c7f1b0b4aa6440bf3a82f4eda7e39ae64c6708c54c216cb96b72e1213b452"
+            "2f8c9ba40db5d945b11b69b982c1bb9e3f3fac2bc369488f76b2383565d3fff9"
+            "21f9664c97637da9768812f615c68b13b52e"
+        ),
+        _h("c0875924c1c7987947deafd8780acf49"),
+    ),
+)
+
+
+def check_chacha20(provider: Any, vectors: tuple) -> None:
+    """Keystream at a block counter, whole and in pieces, and HChaCha20's subkey."""
+    for label, key, nonce, counter, plaintext, ciphertext in vectors:
+        if provider.keystream_context(key, nonce, counter).update(plaintext) != ciphertext:
+            raise SelfCheckFailed("%s: wrong ciphertext" % label)
+        context = provider.keystream_context(key, nonce, counter)
+        if context.update(ciphertext[:7]) + context.update(ciphertext[7:]) != plaintext:
+            raise SelfCheckFailed("%s: wrong plaintext" % label)
+    for label, key, nonce, subkey in HCHACHA20_VECTORS:
+        if provider.hchacha20(key, nonce) != subkey:
+            raise SelfCheckFailed("%s: wrong subkey" % label)
+
+
+def check_chacha20_poly1305(provider: Any, vectors: tuple) -> None:
+    """One-shot and streamed (RFC 8439 composed from ChaCha20 and Poly1305), and a forged tag."""
+    for label, key, nonce, aad, plaintext, ciphertext, tag in vectors:
+        if len(nonce) == 24:
+            key, nonce = provider.extended(key, nonce)
+        one_shot = provider.one_shot(key)
+        if one_shot.encrypt(nonce, plaintext, aad) != ciphertext + tag:
+            raise SelfCheckFailed("%s: wrong one-shot result" % label)
+        if one_shot.decrypt(nonce, ciphertext + tag, aad) != plaintext:
+            raise SelfCheckFailed("%s: wrong one-shot plaintext" % label)
+        try:
+            one_shot.decrypt(nonce, ciphertext + bytes(16), aad)
+        except provider.InvalidTag:
+            pass
+        else:
+            raise SelfCheckFailed("%s: a forged tag was accepted" % label)
+        stream = provider.stream(key, nonce)
+        stream.authenticate(aad[:5])
+        stream.authenticate(aad[5:])
+        if stream.encrypt(plaintext[:17]) + stream.encrypt(plaintext[17:]) != ciphertext:
+            raise SelfCheckFailed("%s: wrong streamed ciphertext" % label)
+        if stream.tag() != tag:
+            raise SelfCheckFailed("%s: wrong streamed tag" % label)
+        stream = provider.stream(key, nonce)
+        stream.authenticate(aad)
+        if stream.decrypt(ciphertext) != plaintext or stream.tag() != tag:
+            raise SelfCheckFailed("%s: wrong streamed decryption" % label)
+
+
+KNOWN_ANSWERS.update(
+    {
+        "chacha20": (check_chacha20, CHACHA20_VECTORS),
+        "chacha20-poly1305": (check_chacha20_poly1305, CHACHA20_POLY1305_VECTORS),
+        "xchacha20-poly1305": (check_chacha20_poly1305, XCHACHA20_POLY1305_VECTORS),
+    }
+)

@@ -13,6 +13,8 @@ PREFIXES = ("Crypto", "Cryptodome")
 # pycryptodome module (without prefix) -> patch function in this package
 _PATCHES = {
     "Cipher.AES": "accel_agent.targets.pycryptodome.aes:patch",
+    "Cipher.ChaCha20": "accel_agent.targets.pycryptodome.chacha:patch_chacha20",
+    "Cipher.ChaCha20_Poly1305": "accel_agent.targets.pycryptodome.chacha:patch_chacha20_poly1305",
 }
 
 

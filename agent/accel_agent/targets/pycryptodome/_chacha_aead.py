@@ -1,0 +1,287 @@
+"""An OpenSSL-backed object that behaves like pycryptodome's ``ChaCha20Poly1305Cipher``.
+
+pyca/cryptography's ``ChaCha20Poly1305`` is one-shot; pycryptodome streams.
+So:
+
+* associated data is kept until the first ``encrypt``, ``decrypt``,
+  ``digest`` or ``verify``;
+* a whole message on a fresh object (``encrypt_and_digest``,
+  ``decrypt_and_verify`` with bytes) is one AEAD call (XChaCha20-Poly1305:
+  the same call with the HChaCha20 subkey and the 12-byte nonce 0000 ||
+  nonce[16:24]);
+* a message given in pieces goes through the provider's
+  :class:`~accel_agent.providers.chacha.AeadStream` (OpenSSL's ChaCha20 and
+  Poly1305, composed as RFC 8439 does);
+* a tag is compared in constant time (``hmac.compare_digest``);
+* anything pycryptodome would reject, or that is not a plain buffer, goes to
+  native code: on a fresh object a native twin (the associated data replayed)
+  serves the rest of the message; mid-message a native object in the same
+  order-rule state judges the call, and its side effects on the MAC (which
+  pycryptodome updates before it notices a bad ``output``) are mirrored.
+"""
+
+from __future__ import annotations
+
+from hmac import compare_digest
+
+from accel_agent.targets.pycryptodome import _buffers
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+TAG_SIZE = 16
+ONE_SHOT_LIMIT = 64 * 1024  # above this, streaming beats copying ct || tag apart
+# The message starts at keystream block 1 of a 32-bit counter: past the last
+# but one block, a native object with the same count decides whether to raise.
+MESSAGE_LIMIT = 64 * ((1 << 32) - 2)
+
+# The methods pycryptodome allows next, as it tracks them in ``_next``.
+UPDATE, ENCRYPT, DECRYPT, DIGEST, VERIFY = "update", "encrypt", "decrypt", "digest", "verify"
+_AFTER_UPDATE = _INITIAL = frozenset((UPDATE, ENCRYPT, DECRYPT, DIGEST, VERIFY))
+_AFTER_ENCRYPT = frozenset((ENCRYPT, DIGEST))
+_AFTER_DECRYPT = frozenset((DECRYPT, VERIFY))
+_AFTER_DIGEST = frozenset((DIGEST,))
+_AFTER_VERIFY = frozenset((VERIFY,))
+
+
+class ChaCha20Poly1305Cipher:
+    """pycryptodome's ``ChaCha20Poly1305Cipher`` (8-, 12- and 24-byte nonces), served by OpenSSL."""
+
+    _fresh = True  # nothing but associated data so far
+    _twin = None  # the native object serving every call, once there is one
+    _next = _INITIAL
+    _aad: list[bytes] | tuple = ()
+    _stream = None  # the provider's AeadStream, once data flows
+    _tag: bytes | None = None
+    _failed_ciphertext: bytes | None = None  # one-shot decryption that failed: its MAC input
+
+    def __init__(self, backing: Any, provider: Any, key: bytes, nonce: bytes) -> None:
+        self._backing = backing
+        self._provider = provider
+        self._key = key
+        self.nonce = nonce
+        if len(nonce) == 24:
+            self._aead_key, self._aead_nonce = provider.extended(key, nonce)
+        elif len(nonce) == 8:
+            self._aead_key, self._aead_nonce = key, b"\x00\x00\x00\x00" + nonce
+        else:
+            self._aead_key, self._aead_nonce = key, nonce
+
+    # -- native help -------------------------------------------------------
+
+    def _new_native(self) -> Any:
+        return self._backing.native_new(key=self._key, nonce=self.nonce)
+
+    def _become_native(self) -> Any:
+        """Hand the rest of the message to a native twin (only while nothing but AAD was seen)."""
+        if self._twin is None:
+            self._fresh = False
+            twin = self._new_native()
+            for chunk in self._aad:
+                twin.update(chunk)
+            self._twin = twin
+        return self._twin
+
+    def _native_verdict(self, method: str, *args: Any, **kwargs: Any) -> Any:
+        """Let a native object in the same order-rule state judge a call we cannot serve."""
+        twin = self._new_native()
+        _replay(twin, self._next)
+        if self._stream is not None and method in (ENCRYPT, DECRYPT):
+            twin._len_ct = self._stream.ct_len
+            twin._cipher.seek(64 + self._stream.ct_len)
+        return getattr(twin, method)(*args, **kwargs)
+
+    @property
+    def _cipher(self) -> Any:
+        """pycryptodome's inner ChaCha20 object, for code that reaches for it.
+
+        Before any data, a native twin takes the message over and its own
+        inner cipher is returned; afterwards there is no such object.
+        """
+        if self._twin is None and not self._fresh:
+            raise AttributeError("'ChaCha20Poly1305Cipher' object has no attribute '_cipher'")
+        return self._become_native()._cipher
+
+    # -- associated data ---------------------------------------------------
+
+    def update(self, data: Any) -> Any:
+        if self._twin is not None:
+            return self._twin.update(data)
+        if UPDATE not in self._next:
+            return self._native_verdict(UPDATE, data)
+        if not _buffers.is_plain(data):
+            return self._become_native().update(data)
+        if not self._aad:
+            self._aad = []
+        self._aad.append(bytes(data))
+        return None
+
+    def _open(self) -> Any:
+        stream = self._provider.stream(self._aead_key, self._aead_nonce)
+        for chunk in self._aad:
+            stream.authenticate(chunk)
+        self._fresh = False
+        self._stream = stream
+        return stream
+
+    # -- encryption --------------------------------------------------------
+
+    def encrypt(self, plaintext: Any, output: Any = None) -> bytes | None:
+        if self._twin is not None:
+            return self._twin.encrypt(plaintext, output=output)
+        if ENCRYPT not in self._next:
+            return self._native_verdict(ENCRYPT, plaintext, output=output)
+        if not _buffers.servable(plaintext, output):
+            if self._fresh:
+                self._next = _AFTER_ENCRYPT
+                return self._become_native().encrypt(plaintext, output=output)
+            # Mid-message, only an error can be left to native (it changes
+            # nothing then); if native accepts the buffer, serve its bytes.
+            self._native_verdict(ENCRYPT, plaintext, output=output)
+            plaintext = _buffers.raw_bytes(plaintext)
+        stream = self._stream or self._open()
+        if stream.ct_len + len(plaintext) > MESSAGE_LIMIT:
+            self._native_verdict(ENCRYPT, plaintext, output=output)
+        self._next = _AFTER_ENCRYPT
+        self._backing.slot.calls += 1
+        return _buffers.deliver(stream.encrypt(plaintext), output)
+
+    def digest(self) -> bytes:
+        if self._twin is not None:
+            return self._twin.digest()
+        if DIGEST not in self._next:
+            return self._native_verdict(DIGEST)
+        self._next = _AFTER_DIGEST
+        return self._compute_tag()
+
+    def hexdigest(self) -> str:
+        return self.digest().hex()
+
+    def encrypt_and_digest(self, plaintext: Any) -> tuple[bytes, bytes]:
+        if self._fresh and type(plaintext) is bytes and len(plaintext) <= ONE_SHOT_LIMIT:
+            sealed = self._provider.one_shot(self._aead_key).encrypt(
+                self._aead_nonce, plaintext, b"".join(self._aad) if self._aad else None
+            )
+            self._fresh = False
+            self._next = _AFTER_DIGEST
+            self._tag = tag = sealed[-TAG_SIZE:]
+            self._backing.slot.calls += 1
+            return sealed[:-TAG_SIZE], tag
+        return self.encrypt(plaintext), self.digest()
+
+    # -- decryption --------------------------------------------------------
+
+    def decrypt(self, ciphertext: Any, output: Any = None) -> bytes | None:
+        if self._twin is not None:
+            return self._twin.decrypt(ciphertext, output=output)
+        if DECRYPT not in self._next:
+            return self._native_verdict(DECRYPT, ciphertext, output=output)
+        if not _buffers.servable(ciphertext, output):
+            if self._fresh:
+                self._next = _AFTER_DECRYPT
+                return self._become_native().decrypt(ciphertext, output=output)
+            try:
+                self._native_verdict(DECRYPT, ciphertext, output=output)
+            except Exception:
+                # pycryptodome counts the length and feeds the MAC before the
+                # cipher rejects a bad ``output`` (or the MAC a bad input).
+                self._mirror_failed_decrypt(ciphertext)
+                raise
+            ciphertext = _buffers.raw_bytes(ciphertext)
+        stream = self._stream or self._open()
+        if stream.ct_len + len(ciphertext) > MESSAGE_LIMIT:
+            self._native_verdict(DECRYPT, ciphertext, output=output)
+        self._next = _AFTER_DECRYPT
+        self._backing.slot.calls += 1
+        return _buffers.deliver(stream.decrypt(ciphertext), output)
+
+    def _mirror_failed_decrypt(self, ciphertext: Any) -> None:
+        try:
+            length = len(ciphertext)
+        except TypeError:
+            return
+        stream = self._stream or self._open()
+        if _buffers.is_plain(ciphertext):
+            stream.absorb(bytes(ciphertext))
+        else:
+            stream.ct_len += length
+
+    def verify(self, received_mac_tag: Any) -> None:
+        if self._twin is not None:
+            return self._twin.verify(received_mac_tag)
+        if VERIFY not in self._next:
+            return self._native_verdict(VERIFY, received_mac_tag)
+        self._next = _AFTER_VERIFY
+        if not _buffers.is_plain(received_mac_tag):
+            # Native raises TypeError for what it cannot compare; for anything it
+            # can, the comparison below decides, on the bytes native compares.
+            twin = self._new_native()
+            _replay(twin, _AFTER_DECRYPT)
+            try:
+                twin.verify(received_mac_tag)
+            except ValueError:
+                pass
+            received_mac_tag = bytes(received_mac_tag)
+        if compare_digest(self._compute_tag(), bytes(received_mac_tag)):
+            return None
+        raise ValueError("MAC check failed")
+
+    def hexverify(self, hex_mac_tag: str) -> None:
+        from binascii import unhexlify
+
+        self.verify(unhexlify(hex_mac_tag))
+
+    def decrypt_and_verify(self, ciphertext: Any, received_mac_tag: Any) -> bytes:
+        if (
+            self._fresh
+            and type(ciphertext) is bytes
+            and len(ciphertext) <= ONE_SHOT_LIMIT
+            and type(received_mac_tag) is bytes
+            and len(received_mac_tag) == TAG_SIZE
+        ):
+            self._fresh = False
+            self._next = _AFTER_VERIFY
+            self._backing.slot.calls += 1
+            try:
+                plaintext = self._provider.one_shot(self._aead_key).decrypt(
+                    self._aead_nonce,
+                    ciphertext + received_mac_tag,
+                    b"".join(self._aad) if self._aad else None,
+                )
+            except self._provider.InvalidTag:
+                self._failed_ciphertext = ciphertext  # a later verify() needs the real tag
+                raise ValueError("MAC check failed") from None
+            self._tag = received_mac_tag
+            return plaintext
+        plaintext = self.decrypt(ciphertext)
+        self.verify(received_mac_tag)
+        return plaintext
+
+    # -- helpers -----------------------------------------------------------
+
+    def _compute_tag(self) -> bytes:
+        tag = self._tag
+        if tag is None:
+            stream = self._stream or self._open()
+            if self._failed_ciphertext is not None:
+                stream.absorb(self._failed_ciphertext)
+                self._failed_ciphertext = None
+            tag = self._tag = stream.tag()
+            self._backing.slot.calls += 1
+        return tag
+
+
+def _replay(twin: Any, allowed_next: frozenset) -> None:
+    """Bring a fresh native object to the order-rule state ``allowed_next``, without data."""
+    if allowed_next is _AFTER_ENCRYPT:
+        twin.encrypt(b"")
+    elif allowed_next is _AFTER_DECRYPT:
+        twin.decrypt(b"")
+    elif allowed_next is _AFTER_DIGEST:
+        twin.digest()
+    elif allowed_next is _AFTER_VERIFY:
+        try:
+            twin.verify(b"")
+        except ValueError:
+            pass  # the transition happened; the (empty) tag was wrong, as intended
