@@ -229,6 +229,7 @@ class GcmCipher:
             return self._twin.verify(received_mac_tag)
         if VERIFY not in self._next:
             return self._native_verdict(VERIFY, received_mac_tag)
+        self._next = _AFTER_VERIFY  # native moves on before it looks at the tag
         if not _buffers.is_plain(received_mac_tag):
             # Native raises TypeError for what it cannot compare; for anything it
             # can, the comparison below decides, on the bytes native compares.
@@ -237,7 +238,6 @@ class GcmCipher:
             except ValueError:
                 pass
             received_mac_tag = bytes(received_mac_tag)
-        self._next = _AFTER_VERIFY
         if self._check(bytes(received_mac_tag)):
             return None
         raise ValueError("MAC check failed")
