@@ -131,9 +131,10 @@ class ChaCha20Cipher:
         # The counter has 32 bits with a 12-byte nonce (and XChaCha20's), 64 with
         # an 8-byte one. Calls that reach the last block go to a twin: native
         # decides what happens at the end of the key stream.
+        # seek() into that last block is refused by pycryptodome 3.x, accepted by
+        # 4.x: a twin decides that too.
         counter_bits = 64 if len(self._stream_nonce) == 8 else 32
         self._limit = BLOCK_SIZE * ((1 << counter_bits) - 1)
-        self._seek_limit = BLOCK_SIZE << counter_bits
 
     def encrypt(self, plaintext: Any, output: Any = None) -> bytes | None:
         return self._process(ENCRYPT, plaintext, output)
@@ -173,7 +174,7 @@ class ChaCha20Cipher:
         return context
 
     def seek(self, position: int) -> None:
-        if self._twin is None and type(position) is int and 0 <= position < self._seek_limit:
+        if self._twin is None and type(position) is int and 0 <= position < self._limit:
             self._position = position
             self._context = None
             return None
