@@ -27,6 +27,8 @@ EXIT_UNHEALTHY = 1  # assert mode: something that should be accelerated is not
 EXIT_BAD_MODE = 2  # assert mode was asked for with a value that is not a mode
 
 _state = {"mode": "off", "source": "built-in default", "active": False}
+# A second activation only matters when it asks for more (quiet -> on -> assert).
+_MODE_LEVEL = {"off": 0, "quiet": 1, "on": 2, "assert": 3}
 
 
 def current_mode() -> str:
@@ -79,6 +81,8 @@ def activate(mode: str = "quiet", exit_function=sys.exit) -> None:
     mode = config.parse_mode(mode)
     if mode == "off":
         return
+    if _state["active"] and _MODE_LEVEL[mode] <= _MODE_LEVEL[str(_state["mode"])]:
+        return  # already active at this level: nothing to redo, nothing to print again
     _state["mode"] = mode
     facts = _platform.facts()
     if not facts.supported:

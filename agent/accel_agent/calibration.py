@@ -26,6 +26,23 @@ BUILTIN_DEFAULTS: dict[str, str] = {
 }
 
 
+# Where native pycryptodome overtakes OpenSSL within a primitive that is
+# otherwise faster through OpenSSL: calls (ECB, stateless) or whole objects
+# (CFB-8, decided on the first call) at or above this many bytes stay native.
+# Measured on the reference machine with pycryptodome 4.4 and OpenSSL 4.0:
+# pycryptodome's pipelined AES-NI ECB beats OpenSSL's from about 128 KiB, and
+# its CFB-8 from about 1.5 KiB (docs/performance.md).
+NATIVE_FROM_SIZE: dict[str, int] = {
+    "aes-ecb": 128 * 1024,
+    "aes-cfb8": 1536,
+}
+
+
+def native_from_size(name: str) -> int | None:
+    """The message size from which native is faster, or None if it never is."""
+    return NATIVE_FROM_SIZE.get(name)
+
+
 def preferred(primitive: str) -> str | None:
     """The provider name calibration prefers, ``"native"``, or None for no opinion."""
     return BUILTIN_DEFAULTS.get(primitive)

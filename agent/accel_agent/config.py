@@ -141,7 +141,7 @@ def looks_like_assert(raw: object) -> bool:
     if not isinstance(raw, str):
         return False
     value = raw.strip().lower()
-    return "ass" in value or "ert" in value or _edit_distance(value, "assert") <= 2
+    return value.startswith("assert") or _edit_distance(value, "assert") <= 2
 
 
 def _edit_distance(a: str, b: str) -> int:

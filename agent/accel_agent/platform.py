@@ -40,8 +40,11 @@ IA32CAP_BITS = {
     "vaes": (1, 32 + 9),
     "vpclmulqdq": (1, 32 + 10),
 }
-# The features each masked capability names in messages.
-FEATURE_LABELS = {"aes": "AES-NI", "pclmulqdq": "PCLMULQDQ", "sha_ni": "SHA-NI"}
+# How messages name a feature, per architecture (/proc/cpuinfo's name otherwise).
+FEATURE_LABELS = {
+    "x86_64": {"aes": "AES-NI", "pclmulqdq": "PCLMULQDQ", "sha_ni": "SHA-NI"},
+    "aarch64": {"aes": "AES (ARMv8 Cryptography Extensions)", "pmull": "PMULL"},
+}
 
 
 class PlatformFacts:
@@ -101,7 +104,8 @@ class PlatformFacts:
             if self.has(capability):
                 continue
             names = CAPABILITIES.get(self.arch, {}).get(capability, (capability,))
-            labels = ", ".join(FEATURE_LABELS.get(name, name) for name in names)
+            arch_labels = FEATURE_LABELS.get(self.arch, {})
+            labels = ", ".join(arch_labels.get(name, name) for name in names)
             if any(name in self.masked_features for name in names):
                 return "%s masked by OPENSSL_ia32cap" % labels
             if self.cpuinfo_problem:

@@ -149,6 +149,13 @@ def reset() -> None:
         for existing in _slots.values():
             existing._provider = _UNRESOLVED
             existing.calls = 0
+    for listener in list(reset_listeners):
+        listener()
+
+
+# Called after reset(): targets that keep a resolved provider in a closure
+# (the per-call cost of a slot lookup shows on 64-byte hashes) forget it.
+reset_listeners: list = []
 
 
 def _excluded(spec: catalog.PrimitiveSpec, provider_name: str) -> bool:
@@ -205,7 +212,14 @@ def _load(factory_spec: str) -> object:
         __import__(module_name)
     except ImportError as exc:
         raise ProviderUnavailable("%s cannot be imported (%s)" % (module_name, exc)) from None
-    return getattr(sys.modules[module_name], attribute)()
+    try:
+        return getattr(sys.modules[module_name], attribute)()
+    except ProviderUnavailable:
+        raise
+    except Exception as exc:  # noqa: BLE001 - a broken provider must not reach the caller
+        raise ProviderUnavailable(
+            "%s failed (%s: %s)" % (factory_spec, type(exc).__name__, exc)
+        ) from None
 
 
 def _selfcheck_run(primitive: str, provider: object) -> None:

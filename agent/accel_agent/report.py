@@ -95,11 +95,13 @@ def status_lines(facts_summary: dict[str, object]) -> list[str]:
         counts["accelerated"],
         counts["native"],
     )
-    native_notes = [
-        "%s: %s" % (name, entry["reason"])
-        for name, entry in facts_summary["primitives"].items()
-        if not entry["accelerated"]
-    ]
+    # One note per reason, naming every primitive it applies to, so that a
+    # masked AES-NI reads as one fact rather than seven.
+    by_reason: dict[str, list[str]] = {}
+    for name, entry in facts_summary["primitives"].items():
+        if not entry["accelerated"]:
+            by_reason.setdefault(entry["reason"], []).append(name)
+    native_notes = ["%s: %s" % (", ".join(names), reason) for reason, names in by_reason.items()]
     if not platform_facts["supported"]:
         native_notes.insert(0, platform_facts["unsupported_reason"])
     if native_notes:

@@ -13,6 +13,8 @@ by pycryptodome itself, word for word, whatever its version.
 
 from __future__ import annotations
 
+import sys
+
 from accel_agent.targets.pycryptodome import _buffers
 
 TYPE_CHECKING = False
@@ -69,16 +71,25 @@ class _AesMode:
 
 
 class EcbCipher(_AesMode):
-    """pycryptodome's ``EcbMode``: whole blocks, no state, no order rules."""
+    """pycryptodome's ``EcbMode``: whole blocks, no state, no order rules.
+
+    ECB has no state to keep in step, so a call OpenSSL should not serve (an
+    unusual input, an error, or a message past the size from which native is
+    faster) goes to a native object made from the same key, call by call.
+    """
 
     _encryptor = None
     _decryptor = None
+    native_from = sys.maxsize  # set per process from calibration
 
     def _build_twin(self) -> Any:
         return self._backing.native_new(self._key, MODE_ECB)
 
     def encrypt(self, plaintext: Any, output: Any = None) -> bytes | None:
-        if self._twin is not None or not _buffers.servable(plaintext, output, BLOCK_SIZE):
+        if (
+            not _buffers.servable(plaintext, output, BLOCK_SIZE)
+            or len(plaintext) >= self.native_from
+        ):
             return self._switch_to_twin().encrypt(plaintext, output=output)
         if self._encryptor is None:
             self._encryptor = self._provider.encryptor(self._key)
@@ -86,7 +97,10 @@ class EcbCipher(_AesMode):
         return _buffers.deliver(self._encryptor.update(plaintext), output)
 
     def decrypt(self, ciphertext: Any, output: Any = None) -> bytes | None:
-        if self._twin is not None or not _buffers.servable(ciphertext, output, BLOCK_SIZE):
+        if (
+            not _buffers.servable(ciphertext, output, BLOCK_SIZE)
+            or len(ciphertext) >= self.native_from
+        ):
             return self._switch_to_twin().decrypt(ciphertext, output=output)
         if self._decryptor is None:
             self._decryptor = self._provider.decryptor(self._key)
@@ -105,6 +119,8 @@ class _StreamingMode(_AesMode):
     _context = None
     _position = 0
     _unit = 1  # the input length must be a multiple of this (CBC: 16)
+    # A first call this long means a stream native serves faster (CFB-8).
+    native_from = sys.maxsize
 
     def encrypt(self, plaintext: Any, output: Any = None) -> bytes | None:
         return self._process(ENCRYPT, plaintext, output)
@@ -116,6 +132,9 @@ class _StreamingMode(_AesMode):
         if self._twin is None and self._direction in (None, direction):
             if _buffers.servable(data, output, self._unit) and self._can_serve(len(data)):
                 if self._context is None:
+                    if len(data) >= self.native_from:
+                        self._direction = direction
+                        return getattr(self._switch_to_twin(), direction)(data, output=output)
                     self._direction = direction
                     self._context = self._open(direction)
                 result = self._context.update(data)
@@ -178,12 +197,16 @@ class CbcCipher(_StreamingMode):
 class CfbCipher(_StreamingMode):
     """pycryptodome's ``CfbMode`` for 8- and 128-bit segments (any input length)."""
 
+    cfb8_native_from = sys.maxsize  # set per process from calibration
+
     def __init__(
         self, backing: Any, provider: Any, key: bytes, iv: bytes, segment_size: int
     ) -> None:
         _AesMode.__init__(self, backing, provider, key)
         self.iv = self.IV = iv
         self._segment_size = segment_size
+        if segment_size == 8:
+            self.native_from = self.cfb8_native_from
         self._plaintext_tail = _Tail()
         self._ciphertext_tail = _Tail(iv)
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import os
+import sys
 
 from accel_agent import patching, registry
 from accel_agent.targets.pycryptodome import _buffers
@@ -58,8 +59,9 @@ class Backing:
 
 def patch(module: ModuleType) -> None:
     """Install the fast ``new`` on one AES module (``Crypto`` or ``Cryptodome``)."""
+    _apply_calibration()
     original_new = module.new
-    builders = _builders(original_new)
+    builders = _builders(original_new, lambda: _unpatch_if_all_native(module, builders))
 
     def new(key: Any, mode: Any, *args: Any, **kwargs: Any) -> Any:
         key_type = type(key)
@@ -77,29 +79,53 @@ def patch(module: ModuleType) -> None:
     patching.patch_attribute(module, "new", new)
 
 
-def _builders(native_new: Callable) -> dict[int, Callable]:
-    """One builder per mode: it returns the accelerated object, or None for "let native do it"."""
+def _apply_calibration() -> None:
+    """Sizes from which native pycryptodome is faster (calibration.NATIVE_FROM_SIZE)."""
+    from accel_agent import calibration
+
+    EcbCipher.native_from = calibration.native_from_size("aes-ecb") or sys.maxsize
+    CfbCipher.cfb8_native_from = calibration.native_from_size("aes-cfb8") or sys.maxsize
+
+
+def _unpatch_if_all_native(module: ModuleType, builders: dict) -> None:
+    """Once every AES primitive turned out native, take the fast path away: a refused
+    primitive must cost nothing (pycryptodome's own GCM calls ``new`` three times)."""
+    if all(build.backing.slot.get() is None for build in builders.values()):
+        patching.restore_module(module.__name__)
+
+
+def _builders(native_new: Callable, on_native: Callable) -> dict[int, Callable]:
+    """One builder per mode: it returns the accelerated object, or None for "let native do it".
+
+    ``on_native`` runs once, the first time a builder finds its primitive native.
+    """
     ecb = Backing("aes-ecb", native_new)
     cbc = Backing("aes-cbc", native_new)
     ctr = Backing("aes-ctr", native_new)
     cfb = Backing("aes-cfb", native_new)
     ofb = Backing("aes-ofb", native_new)
     gcm = Backing("aes-gcm", native_new)
+    native_seen = []
+
+    def native(backing: Backing) -> None:
+        if not native_seen:
+            native_seen.append(backing)
+            on_native()
 
     def build_ecb(key: bytes, args: tuple, kwargs: dict) -> Any:
         if args or not kwargs.keys() <= _ECB_KEYWORDS:
             return None
-        provider = ecb.slot.get()
+        provider = ecb.slot.get() or native(ecb)
         return provider and EcbCipher(ecb, provider, key)
 
     def build_cbc(key: bytes, args: tuple, kwargs: dict) -> Any:
         iv = _iv_argument(args, kwargs, _IV_KEYWORDS)
-        provider = iv and cbc.slot.get()
+        provider = iv and (cbc.slot.get() or native(cbc))
         return provider and CbcCipher(cbc, provider, key, iv)
 
     def build_ofb(key: bytes, args: tuple, kwargs: dict) -> Any:
         iv = _iv_argument(args, kwargs, _IV_KEYWORDS)
-        provider = iv and ofb.slot.get()
+        provider = iv and (ofb.slot.get() or native(ofb))
         return provider and OfbCipher(ofb, provider, key, iv)
 
     def build_cfb(key: bytes, args: tuple, kwargs: dict) -> Any:
@@ -107,7 +133,7 @@ def _builders(native_new: Callable) -> dict[int, Callable]:
         if type(segment_size) is not int or segment_size not in CFB_SEGMENTS:
             return None
         iv = _iv_argument(args, kwargs, _CFB_KEYWORDS)
-        provider = iv and cfb.slot.get()
+        provider = iv and (cfb.slot.get() or native(cfb))
         return provider and CfbCipher(cfb, provider, key, iv, segment_size)
 
     def build_ctr(key: bytes, args: tuple, kwargs: dict) -> Any:
@@ -120,7 +146,7 @@ def _builders(native_new: Callable) -> dict[int, Callable]:
             start = _counter_object(counter)
         else:
             start = _nonce_and_initial_value(kwargs.get("nonce"), kwargs.get("initial_value", 0))
-        provider = start and ctr.slot.get()
+        provider = start and (ctr.slot.get() or native(ctr))
         return provider and CtrCipher(ctr, provider, key, start[0], start[1])
 
     def build_gcm(key: bytes, args: tuple, kwargs: dict) -> Any:
@@ -140,9 +166,11 @@ def _builders(native_new: Callable) -> dict[int, Callable]:
         mac_len = kwargs.get("mac_len", 16)
         if type(mac_len) is not int or not 4 <= mac_len <= 16:
             return None
-        provider = gcm.slot.get()
+        provider = gcm.slot.get() or native(gcm)
         return provider and GcmCipher(gcm, provider, key, nonce, mac_len)
 
+    build_ecb.backing, build_cbc.backing, build_cfb.backing = ecb, cbc, cfb
+    build_ofb.backing, build_ctr.backing, build_gcm.backing = ofb, ctr, gcm
     return {
         MODE_ECB: build_ecb,
         MODE_CBC: build_cbc,
