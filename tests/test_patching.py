@@ -100,7 +100,10 @@ def test_uninstall_restores_every_original(aes_modules):
     for module, original in aes_modules.values():
         assert module.new is not original
     restored = accel_agent.uninstall()
-    assert sorted(restored) == sorted("%s.new" % name for name in aes_modules)
+    # Every hooked module's new, and only attributes of hooked modules (hash
+    # modules of 4.x have a one-shot digest() patched beside new).
+    assert {"%s.new" % name for name in aes_modules} <= set(restored)
+    assert {name.rpartition(".")[0] for name in restored} == set(aes_modules)
     for module, original in aes_modules.values():
         assert module.new is original
     assert finders() == []

@@ -62,5 +62,35 @@ PRIMITIVES: tuple[PrimitiveSpec, ...] = (
     ),
 )
 
+# Hashes, MACs and KDFs (issue 4). OpenSSL's SHA-1/SHA-256 use SHA-NI where
+# the CPU has it, but are fast enough without: no requirement, calibration decides.
+_HASHES = (
+    ("md5", "md5"),
+    ("sha1", "sha1"),
+    ("sha224", "sha2"),
+    ("sha256", "sha2"),
+    ("sha384", "sha2"),
+    ("sha512", "sha2"),
+    ("sha512-224", "sha2"),
+    ("sha512-256", "sha2"),
+    ("sha3-224", "sha3"),
+    ("sha3-256", "sha3"),
+    ("sha3-384", "sha3"),
+    ("sha3-512", "sha3"),
+    ("shake128", "sha3"),
+    ("shake256", "sha3"),
+)
+PRIMITIVES += tuple(
+    PrimitiveSpec(name, family, (), (_openssl("hashes", name.replace("-", "_") + "_provider"),))
+    for name, family in _HASHES
+) + (
+    PrimitiveSpec("hmac", "hmac", (), (_openssl("hashes", "hmac_provider"),)),
+    PrimitiveSpec("pbkdf2", "kdf", (), (_openssl("hashes", "pbkdf2_provider"),)),
+    PrimitiveSpec("scrypt", "kdf", (), (_openssl("hashes", "scrypt_provider"),)),
+    PrimitiveSpec("hkdf", "kdf", (), (_openssl("hashes", "hkdf_provider"),)),
+    PrimitiveSpec("aes-cmac", "cmac", ("aes",), (_openssl("macs", "cmac_provider"),)),
+    PrimitiveSpec("poly1305", "poly1305", (), (_openssl("macs", "poly1305_provider"),)),
+)
+
 BY_NAME = {spec.name: spec for spec in PRIMITIVES}
 FAMILIES = frozenset(spec.family for spec in PRIMITIVES)

@@ -357,3 +357,232 @@ KNOWN_ANSWERS.update(
         "xchacha20-poly1305": (check_chacha20_poly1305, XCHACHA20_POLY1305_VECTORS),
     }
 )
+
+
+# =========================================================================== hashes, MACs, KDFs
+# Issue 4. Published vectors: FIPS 180-4 / FIPS 202 examples ("abc"), RFC 1321
+# (MD5), RFC 2202 and 4231 (HMAC), RFC 6070 and 7914 (PBKDF2), RFC 7914
+# (scrypt), RFC 5869 (HKDF), RFC 4493 (AES-CMAC), RFC 8439 (Poly1305).
+
+# primitive -> ("abc" digest); SHAKE: the first 32 (128) or 64 (256) bytes of output
+HASH_VECTORS = {
+    "md5": _h("900150983cd24fb0d6963f7d28e17f72"),
+    "sha1": _h("a9993e364706816aba3e25717850c26c9cd0d89d"),
+    "sha224": _h("23097d223405d8228642a477bda255b32aadbce4bda0b3f7e36c9da7"),
+    "sha256": _h("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"),
+    "sha384": _h(
+        "cb00753f45a35e8bb5a03d699ac65007272c32ab0eded1631a8b605a43ff5bed"
+        "8086072ba1e7cc2358baeca134c825a7"
+    ),
+    "sha512": _h(
+        "ddaf35a193617abacc417349ae20413112e6fa4e89a97ea20a9eeee64b55d39a"
+        "2192992a274fc1a836ba3c23a3feebbd454d4423643ce80e2a9ac94fa54ca49f"
+    ),
+    "sha512-224": _h("4634270f707b6a54daae7530460842e20e37ed265ceee9a43e8924aa"),
+    "sha512-256": _h("53048e2681941ef99b2e29b76b4c7dabe4c2d0c634fc6d46e0e2f13107e7af23"),
+    "sha3-224": _h("e642824c3f8cf24ad09234ee7d3c766fc9a3a5168d0c94ad73b46fdf"),
+    "sha3-256": _h("3a985da74fe225b2045c172d6bd390bd855f086e3e9d525b46bfe24511431532"),
+    "sha3-384": _h(
+        "ec01498288516fc926459f58e2c6ad8df9b473cb0fc08c2596da7cf0e49be4b2"
+        "98d88cea927ac7f539f1edf228376d25"
+    ),
+    "sha3-512": _h(
+        "b751850b1a57168a5693cd924b6b096e08f621827444f70d884f5d0240d2712e"
+        "10e116e9192af3c91a7ec57647e3934057340b4cf408d5a56592f8274eec53f0"
+    ),
+    "shake128": _h("5881092dd818bf5cf8a3ddb793fbcba74097d5c526a6d35f97b83351940f2cc8"),
+    "shake256": _h(
+        "483366601360a8771c6863080cc4114d8db44530f8f1e1ee4f94ea37e78b5739"
+        "d5a15bef186a5386c75744c0527e1faa9f8726e462a12a4feb06bd8801e751e4"
+    ),
+}
+
+
+def check_hash(provider: Any, vectors: tuple) -> None:
+    """One-shot, streamed and copied, the copy left independent of the original."""
+    ((label, expected),) = vectors
+    size = len(expected)
+    xof = provider.digest_size is None
+
+    def finish(h: Any) -> bytes:
+        return h.digest(size) if xof else h.digest()
+
+    if finish(provider.new(b"abc")) != expected:
+        raise SelfCheckFailed("%s: wrong one-shot digest" % label)
+    h = provider.new()
+    h.update(b"a")
+    clone = h.copy()
+    h.update(b"bc")
+    clone.update(b"b")
+    clone.update(b"c")
+    if finish(h) != expected or finish(clone) != expected:
+        raise SelfCheckFailed("%s: wrong streamed or copied digest" % label)
+
+
+_JEFE = (b"Jefe", b"what do ya want for nothing?")
+# (label, hash name, key, message, tag): RFC 2202 and RFC 4231, test case 2
+HMAC_VECTORS = (
+    ("RFC 2202 HMAC-MD5 2", "md5", *_JEFE, _h("750c783e6ab0b503eaa86e310a5db738")),
+    ("RFC 2202 HMAC-SHA1 2", "sha1", *_JEFE, _h("effcdf6ae5eb2fa2d27416d5f184df9c259a7c79")),
+    (
+        "RFC 4231 HMAC-SHA256 2",
+        "sha256",
+        *_JEFE,
+        _h("5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"),
+    ),
+    (
+        "RFC 4231 HMAC-SHA512 2",
+        "sha512",
+        *_JEFE,
+        _h(
+            "164b7a7bfcf819e2e395fbe73b56e0a387bd64222e831fd610270cd7ea250554"
+            "9758bf75c05a994a6d034f65f8f0e6fdcaeab1a34d4a6b4b636e070a38bce737"
+        ),
+    ),
+)
+
+
+def check_hmac(provider: Any, vectors: tuple) -> None:
+    for label, name, key, message, tag in vectors:
+        if provider.digest(key, message, name) != tag:
+            raise SelfCheckFailed("%s: wrong one-shot tag" % label)
+        mac = provider.new(key, message[:5], name)
+        clone = mac.copy()
+        mac.update(message[5:])
+        clone.update(message[5:])
+        if mac.digest() != tag or clone.digest() != tag:
+            raise SelfCheckFailed("%s: wrong streamed or copied tag" % label)
+
+
+# (label, hash name, password, salt, iterations, derived key)
+PBKDF2_VECTORS = (
+    ("RFC 6070 1", "sha1", b"password", b"salt", 1, _h("0c60c80f961f0e71f3a9b524af6012062fe037a6")),
+    (
+        "RFC 6070 3",
+        "sha1",
+        b"password",
+        b"salt",
+        4096,
+        _h("4b007901b765489abead49d926f721d065a429c1"),
+    ),
+    (
+        "RFC 7914 11 PBKDF2-HMAC-SHA256",
+        "sha256",
+        b"passwd",
+        b"salt",
+        1,
+        _h(
+            "55ac046e56e3089fec1691c22544b605f94185216dde0465e68b9d57c20dacbc"
+            "49ca9cccf179b645991664b39d77ef317c71b845b1e30bd509112041d3a19783"
+        ),
+    ),
+)
+
+
+def check_pbkdf2(provider: Any, vectors: tuple) -> None:
+    for label, name, password, salt, iterations, expected in vectors:
+        if provider.derive(name, password, salt, iterations, len(expected)) != expected:
+            raise SelfCheckFailed("%s: wrong key" % label)
+
+
+# (label, password, salt, N, r, p, derived key): RFC 7914 section 12
+SCRYPT_VECTORS = (
+    (
+        "RFC 7914 12 (N=1024)",
+        b"password",
+        b"NaCl",
+        1024,
+        8,
+        16,
+        _h(
+            "fdbabe1c9d3472007856e7190d01e9fe7c6ad7cbc8237830e77376634b373162"
+            "2eaf30d92e22a3886ff109279d9830dac727afb94a83ee6d8360cbdfa2cc0640"
+        ),
+    ),
+)
+
+
+def check_scrypt(provider: Any, vectors: tuple) -> None:
+    for label, password, salt, n, r, p, expected in vectors:
+        if provider.derive(password, salt, n, r, p, len(expected)) != expected:
+            raise SelfCheckFailed("%s: wrong key" % label)
+
+
+# (label, hash name, digest size, IKM, salt, info, OKM): RFC 5869 A.1
+HKDF_VECTORS = (
+    (
+        "RFC 5869 A.1",
+        "sha256",
+        32,
+        bytes([0x0B]) * 22,
+        _h("000102030405060708090a0b0c"),
+        _h("f0f1f2f3f4f5f6f7f8f9"),
+        _h("3cb25f25faacd57a90434f64d0362f2a2d2d0a90cf1a5a4c5db02d56ecc4c5bf34007208d5b887185865"),
+    ),
+)
+
+
+def check_hkdf(provider: Any, vectors: tuple) -> None:
+    for label, name, size, ikm, salt, info, expected in vectors:
+        if provider.derive(name, size, ikm, salt, info, len(expected)) != expected:
+            raise SelfCheckFailed("%s: wrong key" % label)
+
+
+# (label, key, message, tag): RFC 4493 section 4, examples 1 and 2
+AES_CMAC_VECTORS = (
+    ("RFC 4493 example 1", _SP800_38A_KEY, b"", _h("bb1d6929e95937287fa37d129b756746")),
+    (
+        "RFC 4493 example 2",
+        _SP800_38A_KEY,
+        _SP800_38A_PT[:16],
+        _h("070a16b46b4d4144f79bdd9dd04a287c"),
+    ),
+)
+
+
+def check_cmac(provider: Any, vectors: tuple) -> None:
+    for label, key, message, tag in vectors:
+        mac = provider.new(key)
+        mac.update(message[:7])
+        clone = mac.copy()
+        mac.update(message[7:])
+        clone.update(message[7:])
+        if mac.finalize() != tag or clone.finalize() != tag:
+            raise SelfCheckFailed("%s: wrong tag" % label)
+
+
+# (label, one-time key r || s, message, tag): RFC 8439 section 2.5.2
+POLY1305_VECTORS = (
+    (
+        "RFC 8439 2.5.2",
+        _h("85d6be7857556d337f4452fe42d506a80103808afb0db2fd4abff6af4149f51b"),
+        b"Cryptographic Forum Research Group",
+        _h("a8061dc1305136c6c22b8baf0c0127a9"),
+    ),
+)
+
+
+def check_poly1305(provider: Any, vectors: tuple) -> None:
+    for label, key, message, tag in vectors:
+        if provider.tag(key, message) != tag:
+            raise SelfCheckFailed("%s: wrong one-shot tag" % label)
+        mac = provider.new(key)
+        mac.update(message[:9])
+        mac.update(message[9:])
+        if mac.finalize() != tag:
+            raise SelfCheckFailed("%s: wrong streamed tag" % label)
+
+
+KNOWN_ANSWERS.update(
+    {name: (check_hash, (("%s('abc')" % name, value),)) for name, value in HASH_VECTORS.items()}
+)
+KNOWN_ANSWERS.update(
+    {
+        "hmac": (check_hmac, HMAC_VECTORS),
+        "pbkdf2": (check_pbkdf2, PBKDF2_VECTORS),
+        "scrypt": (check_scrypt, SCRYPT_VECTORS),
+        "hkdf": (check_hkdf, HKDF_VECTORS),
+        "aes-cmac": (check_cmac, AES_CMAC_VECTORS),
+        "poly1305": (check_poly1305, POLY1305_VECTORS),
+    }
+)

@@ -13,6 +13,13 @@ PREFIXES = ("Crypto", "Cryptodome")
 # pycryptodome module (without prefix) -> patch function in this package
 _PATCHES = {
     "Cipher.AES": "accel_agent.targets.pycryptodome.aes:patch",
+    # Hashes, MACs and KDFs (issue 4): one hook per pycryptodome module.
+    **{
+        "Hash." + name: "accel_agent.targets.pycryptodome.hashes:patch"
+        for name in ("MD5", "SHA1", "SHA224", "SHA256", "SHA384", "SHA512")
+        + ("SHA3_224", "SHA3_256", "SHA3_384", "SHA3_512", "SHAKE128", "SHAKE256")
+    },
+    "Hash.HMAC": "accel_agent.targets.pycryptodome.hmac:patch",
     "Cipher.ChaCha20": "accel_agent.targets.pycryptodome.chacha:patch_chacha20",
     "Cipher.ChaCha20_Poly1305": "accel_agent.targets.pycryptodome.chacha:patch_chacha20_poly1305",
 }

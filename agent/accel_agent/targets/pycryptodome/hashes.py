@@ -1,0 +1,492 @@
+"""``Crypto.Hash.{MD5,SHA1,SHA224,SHA256,SHA384,SHA512,SHA3_*,SHAKE*}`` served by OpenSSL.
+
+The patch replaces each module's ``new`` (and 4.x's one-shot ``digest``).
+For the common argument shapes it returns a thin object around an OpenSSL
+hash object (``_hashlib``) that carries pycryptodome's attributes and rules
+(``digest_size``, ``block_size``, ``oid``, ``new``, ``copy``, SHA-3's
+``update_after_digest``, SHAKE's ``read``); anything else goes to the
+original ``new``. Per call cost is what this module is about: SHA-256 on 64
+bytes must stay near ``hashlib``'s own speed, so the fast paths are written
+out flat (one Python frame for ``new``, one per method) and read the
+registry slot's provider directly.
+
+The objects stand in everywhere pycryptodome takes a hash: their class
+carries the native class's name and module, so ``PBKDF2`` finds the module's
+``_pbkdf2_hmac_assist`` from an object as it does natively, and the SHA-512
+and SHAKE256 classes subclass the native ones (``eddsa`` checks
+``isinstance`` for its pre-hashed variants).
+
+Inputs the fast path does not take as they are (anything but bytes,
+bytearray and plain byte memoryviews) are shown to a native object first,
+so pycryptodome raises its own error for what it rejects; what it accepts is
+hashed as the bytes its C code reads.
+"""
+
+from __future__ import annotations
+
+import functools
+import operator
+
+from accel_agent import patching, registry
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from types import ModuleType
+    from typing import Any, Callable
+
+_UNRESOLVED = registry._UNRESOLVED
+
+# pycryptodome module (without prefix) -> primitive
+SIMPLE = {
+    "Hash.MD5": "md5",
+    "Hash.SHA1": "sha1",
+    "Hash.SHA224": "sha224",
+    "Hash.SHA256": "sha256",
+    "Hash.SHA384": "sha384",
+}
+SHA3 = {
+    "Hash.SHA3_224": "sha3-224",
+    "Hash.SHA3_256": "sha3-256",
+    "Hash.SHA3_384": "sha3-384",
+    "Hash.SHA3_512": "sha3-512",
+}
+SHAKE = {"Hash.SHAKE128": "shake128", "Hash.SHAKE256": "shake256"}
+SHA512_TRUNCATIONS = {None: "sha512", "224": "sha512-224", "256": "sha512-256"}
+# eddsa's pre-hashed variants test isinstance(h, SHA512.SHA512Hash / SHAKE256.SHAKE256_XOF)
+_SUBCLASSED = ("Hash.SHA512", "Hash.SHAKE256")
+
+
+def _suffix(module: ModuleType) -> str:
+    return module.__name__.split(".", 1)[1]
+
+
+def patch(module: ModuleType) -> None:
+    """Install the fast ``new`` (and ``digest``) on one pycryptodome hash module."""
+    suffix = _suffix(module)
+    if suffix in SIMPLE:
+        _patch_simple(module, SIMPLE[suffix])
+    elif suffix == "Hash.SHA512":
+        _patch_sha512(module)
+    elif suffix in SHA3:
+        _patch_sha3(module, SHA3[suffix])
+    elif suffix in SHAKE:
+        _patch_shake(module, SHAKE[suffix])
+    else:
+        raise LookupError("no hash patch for %s" % module.__name__)
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+class _Coercer:
+    """Turns an input the fast path does not take as is into what native code hashes.
+
+    pycryptodome validates the input (a fresh native object's ``update``
+    raises its own error); which bytes its C code then reads differs between
+    versions for multi-byte memoryviews (3.x: ``len(data)`` bytes, 4.x: all
+    of them), so that is asked of native code once, on first need.
+    """
+
+    def __init__(self, native_new: Callable) -> None:
+        self._native_new = native_new
+        self._whole_buffer: bool | None = None
+
+    def __call__(self, data: Any) -> bytes:
+        self._native_new().update(data)  # raises what pycryptodome raises
+        view = memoryview(data).cast("B") if not isinstance(data, bytes) else memoryview(data)
+        if self._whole_buffer is None:
+            self._whole_buffer = self._reads_whole_buffer()
+        return bytes(view) if self._whole_buffer else bytes(view[: len(data)])
+
+    def _reads_whole_buffer(self) -> bool:
+        import array
+
+        items = memoryview(array.array("H", [0x0101, 0x0202]))
+        probe = self._native_new()
+        probe.update(items)
+        whole = self._native_new()
+        whole.update(b"\x01\x01\x02\x02")
+        return probe.digest() == whole.digest()
+
+
+# Every class of accelerated hash objects, for the HMAC and KDF targets to recognise.
+WRAPPERS: set[type] = set()
+
+
+def _name_like(cls: type, native_cls: type) -> type:
+    WRAPPERS.add(cls)
+    cls.__name__ = native_cls.__name__
+    cls.__qualname__ = native_cls.__qualname__
+    cls.__module__ = native_cls.__module__
+    cls.__doc__ = native_cls.__doc__
+    return cls
+
+
+def _class_facts(native_obj: Any) -> dict[str, Any]:
+    facts = {}
+    for name in ("digest_size", "block_size", "oid"):
+        value = getattr(native_obj, name, None)
+        if value is not None:
+            facts[name] = value
+    return facts
+
+
+def _install(module: ModuleType, name: str, replacement: Callable) -> None:
+    functools.update_wrapper(replacement, getattr(module, name))
+    patching.patch_attribute(module, name, replacement)
+
+
+def _plain(data: Any) -> bool:
+    kind = type(data)
+    return kind is bytearray or (
+        kind is memoryview and data.ndim == 1 and data.c_contiguous and data.format == "B"
+    )
+
+
+# --------------------------------------------------------------------------- MD5, SHA-1, SHA-2
+
+
+def _merkle_damgard_class(
+    native_cls: type, facts: dict, slot: registry.Slot, native_new: Callable, subclass: bool
+) -> tuple[type, Callable, Callable]:
+    """The object ``new`` returns for one hash, and how to make one.
+
+    Returns (class, maker, fresh): ``maker()`` is an empty instance (calling
+    the class is the cheapest way, except for subclasses of the native class,
+    whose ``__init__`` must not run); ``fresh(data)`` is a complete one, or
+    a native object once the registry stopped accelerating (tests, recalibration).
+    """
+    bases = (native_cls,) if subclass else ()
+    coerce = _Coercer(native_new)
+
+    class Hash(*bases):
+        __slots__ = ("_h",)
+
+        def update(self, data):
+            if type(data) is bytes or _plain(data):
+                self._h.update(data)
+            else:
+                self._h.update(coerce(data))
+
+        def digest(self):
+            return self._h.digest()
+
+        def hexdigest(self):
+            return self._h.hexdigest()
+
+        def copy(self):
+            clone = maker()
+            clone._h = self._h.copy()
+            return clone
+
+        def new(self, data=None):
+            return fresh(data)
+
+    for name, value in facts.items():
+        setattr(Hash, name, value)
+    maker = functools.partial(object.__new__, Hash) if subclass else Hash
+
+    def fresh(data: Any) -> Any:
+        provider = slot.get()
+        if provider is None:
+            return native_new(data)
+        h = maker()
+        if type(data) is bytes:
+            h._h = provider.new(data)
+        else:
+            h._h = provider.new()
+            if data:
+                h.update(data)
+        slot.calls += 1
+        return h
+
+    return _name_like(Hash, native_cls), maker, fresh
+
+
+def _patch_simple(module: ModuleType, primitive: str) -> None:
+    native_new = module.new
+    native_obj = native_new()
+    slot = registry.slot(primitive)
+    cls, maker, fresh = _merkle_damgard_class(
+        type(native_obj), _class_facts(native_obj), slot, native_new, False
+    )
+
+    ctor = None  # the provider's constructor, once the slot resolved to OpenSSL
+
+    def new(data=None):
+        if type(data) is bytes and ctor is not None:
+            h = cls()
+            h._h = ctor(data)
+            slot.calls += 1
+            return h
+        return slow_new(data)
+
+    def slow_new(data: Any) -> Any:
+        nonlocal ctor
+        provider = slot.get()
+        if provider is None:
+            return native_new(data)
+        ctor = provider.new
+        return fresh(data)
+
+    def forget() -> None:
+        nonlocal ctor
+        ctor = None
+
+    registry.reset_listeners.append(forget)
+    _install(module, "new", new)
+    _patch_oneshot(module, slot, native_new)
+
+
+def _patch_oneshot(module: ModuleType, slot: registry.Slot, native_new: Callable) -> None:
+    """4.x's module-level ``digest(data)``: same bytes as ``new(data).digest()``."""
+    native_digest = getattr(module, "digest", None)
+    if native_digest is None or not callable(native_digest):
+        return
+
+    def digest(data):
+        provider = slot._provider
+        if provider is _UNRESOLVED:
+            provider = slot.get()
+        if provider is not None and type(data) is bytes:
+            slot.calls += 1
+            return provider.new(data).digest()
+        return native_digest(data)
+
+    _install(module, "digest", digest)
+
+
+def _patch_sha512(module: ModuleType) -> None:
+    """SHA-512 and its truncations (``truncate="224"`` or ``"256"``): three primitives."""
+    native_new = module.new
+    variants = {}
+    for truncate, primitive in SHA512_TRUNCATIONS.items():
+        native_obj = native_new(None, truncate)
+        slot = registry.slot(primitive)
+        variant_new = functools.partial(native_new, truncate=truncate)
+        cls, maker, fresh = _merkle_damgard_class(
+            type(native_obj), _class_facts(native_obj), slot, variant_new, True
+        )
+        variants[truncate] = (maker, slot, fresh)
+    full = variants[None]
+
+    def new(data=None, truncate=None):
+        if truncate is None:
+            maker, slot, fresh = full
+        elif type(truncate) is str and truncate in variants:
+            maker, slot, fresh = variants[truncate]
+        else:
+            return native_new(data, truncate)
+        provider = slot._provider
+        if provider is _UNRESOLVED:
+            provider = slot.get()
+        if provider is None:
+            return native_new(data, truncate)
+        if type(data) is bytes:
+            h = maker()
+            h._h = provider.new(data)
+            slot.calls += 1
+            return h
+        return fresh(data)
+
+    _install(module, "new", new)
+    native_digest = getattr(module, "digest", None)
+    if native_digest is None or not callable(native_digest):
+        return
+
+    def digest(data, **kwargs):
+        truncate = kwargs.get("truncate")
+        entry = None
+        if kwargs.keys() <= {"truncate"} and (truncate is None or type(truncate) is str):
+            entry = variants.get(truncate)
+        if entry is not None and type(data) is bytes:
+            slot = entry[1]
+            provider = slot._provider
+            if provider is _UNRESOLVED:
+                provider = slot.get()
+            if provider is not None:
+                slot.calls += 1
+                return provider.new(data).digest()
+        return native_digest(data, **kwargs)
+
+    _install(module, "digest", digest)
+
+
+# --------------------------------------------------------------------------- SHA-3
+
+
+def _patch_sha3(module: ModuleType, primitive: str) -> None:
+    """SHA-3: ``update`` returns self; after ``digest`` only with ``update_after_digest``."""
+    native_new = module.new
+    native_obj = native_new()
+    slot = registry.slot(primitive)
+    coerce = _Coercer(native_new)
+
+    def refuse_update() -> None:
+        """Raise what native raises for ``update`` after ``digest`` (its message, its type)."""
+        probe = native_new()
+        probe.digest()
+        probe.update(b"")
+        raise TypeError("You can only call 'digest' or 'hexdigest' on this object")
+
+    class Hash:
+        __slots__ = ("_h", "_done", "_after")
+
+        def update(self, data):
+            if self._done and not self._after:
+                refuse_update()
+            if type(data) is bytes or _plain(data):
+                self._h.update(data)
+            else:
+                self._h.update(coerce(data))
+            return self
+
+        def digest(self):
+            self._done = True
+            return self._h.digest()
+
+        def hexdigest(self):
+            return self.digest().hex()
+
+        def copy(self):
+            # As native: the clone starts with digest() not yet called.
+            return _make(self._h.copy(), self._after)
+
+        def new(self, data=None):
+            return fresh(data, self._after)
+
+    for name, value in _class_facts(native_obj).items():
+        setattr(Hash, name, value)
+    _name_like(Hash, type(native_obj))
+
+    def _make(h: Any, after: Any) -> Any:
+        obj = Hash()
+        obj._h = h
+        obj._done = False
+        obj._after = after
+        return obj
+
+    def fresh(data: Any, after: Any) -> Any:
+        provider = slot.get()
+        if provider is None:
+            return native_new(data, update_after_digest=after)
+        if type(data) is bytes:
+            obj = _make(provider.new(data), after)
+        else:
+            obj = _make(provider.new(), after)
+            if data:
+                obj.update(data)
+        slot.calls += 1
+        return obj
+
+    def new(*args, **kwargs):
+        if len(args) > 1 or not kwargs.keys() <= {"data", "update_after_digest"}:
+            return native_new(*args, **kwargs)
+        if "data" in kwargs:
+            if args:
+                return native_new(*args, **kwargs)
+            data = kwargs["data"]
+        else:
+            data = args[0] if args else None
+        after = kwargs.get("update_after_digest", False)
+        if type(after) is not bool:
+            return native_new(*args, **kwargs)
+        provider = slot._provider
+        if provider is _UNRESOLVED:
+            provider = slot.get()
+        if provider is None:
+            return native_new(*args, **kwargs)
+        if type(data) is bytes:
+            obj = _make(provider.new(data), after)
+            slot.calls += 1
+            return obj
+        return fresh(data, after)
+
+    _install(module, "new", new)
+    _patch_oneshot(module, slot, native_new)
+
+
+# --------------------------------------------------------------------------- SHAKE
+
+
+def _patch_shake(module: ModuleType, primitive: str) -> None:
+    """SHAKE128/256: ``read`` squeezes on from where the last read stopped."""
+    native_new = module.new
+    native_obj = native_new()
+    slot = registry.slot(primitive)
+    coerce = _Coercer(native_new)
+    subclass = _suffix(module) in _SUBCLASSED
+
+    def refuse_update() -> None:
+        probe = native_new()
+        probe.read(1)
+        probe.update(b"")
+        raise TypeError("You cannot call 'update' after the first 'read'")
+
+    def checked_length(length: Any) -> int:
+        if type(length) is int and length >= 0:
+            return length
+        native_new().read(length)  # raises what pycryptodome raises for this length
+        return operator.index(length)
+
+    bases = (type(native_obj),) if subclass else ()
+
+    class Xof(*bases):
+        __slots__ = ("_h", "_out", "_pos")
+
+        def update(self, data):
+            if self._out is not None:
+                refuse_update()
+            if type(data) is bytes or _plain(data):
+                self._h.update(data)
+            else:
+                self._h.update(coerce(data))
+            return self
+
+        def read(self, length):
+            length = checked_length(length)
+            out = self._out
+            start = self._pos
+            end = start + length
+            if out is None or len(out) < end:
+                # OpenSSL's SHAKE digest starts over each time: squeeze ahead,
+                # doubling, so that many small reads stay linear.
+                out = self._out = self._h.digest(max(end, 2 * len(out or b""), 64))
+            self._pos = end
+            return out[start:end]
+
+        def copy(self):
+            clone = maker()
+            clone._h = self._h.copy()
+            clone._out = self._out
+            clone._pos = self._pos
+            return clone
+
+        def new(self, data=None):
+            return fresh(data)
+
+    for name, value in _class_facts(native_obj).items():
+        setattr(Xof, name, value)
+    _name_like(Xof, type(native_obj))
+    maker = functools.partial(object.__new__, Xof) if subclass else Xof
+
+    def fresh(data: Any) -> Any:
+        provider = slot.get()
+        if provider is None:
+            return native_new(data)
+        obj = maker()
+        obj._out = None
+        obj._pos = 0
+        if type(data) is bytes:
+            obj._h = provider.new(data)
+        else:
+            obj._h = provider.new()
+            if data:
+                obj.update(data)
+        slot.calls += 1
+        return obj
+
+    def new(data=None):
+        return fresh(data)
+
+    _install(module, "new", new)

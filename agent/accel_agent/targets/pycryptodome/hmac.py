@@ -1,0 +1,233 @@
+"""``Crypto.Hash.HMAC`` served by OpenSSL's HMAC (``_hashlib.hmac_new``).
+
+``HMAC.new(key, msg, digestmod)`` with a plain key and message and, as
+``digestmod``, a covered hash (a ``Crypto.Hash`` module such as ``SHA256``,
+or a hash object made by one, accelerated or native) returns an object of a
+subclass of pycryptodome's ``HMAC`` class whose state is an OpenSSL HMAC
+context. What it does not override (``hexverify``, ``_pbkdf2_hmac_assist``)
+is pycryptodome's own code running on top of it. Anything else (no
+``digestmod``, another hash, exotic arguments) goes to the original ``new``.
+
+``_inner`` and ``_outer``, the two hash states pycryptodome's ``PBKDF2``
+hands to a hash module's C ``_pbkdf2_hmac_assist``, are rebuilt on demand as
+native hash objects, while no message has been fed (PBKDF2 feeds none).
+"""
+
+from __future__ import annotations
+
+import functools
+import sys
+from hmac import compare_digest
+
+from accel_agent import patching, registry
+from accel_agent.targets.pycryptodome.hashes import WRAPPERS, _Coercer, _plain
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from types import ModuleType
+    from typing import Any, Callable
+
+# pycryptodome hash module (without prefix) -> OpenSSL name; SHA-512: by digest size
+HASH_NAMES = {
+    "Hash.MD5": "md5",
+    "Hash.SHA1": "sha1",
+    "Hash.SHA224": "sha224",
+    "Hash.SHA256": "sha256",
+    "Hash.SHA384": "sha384",
+    "Hash.SHA3_224": "sha3_224",
+    "Hash.SHA3_256": "sha3_256",
+    "Hash.SHA3_384": "sha3_384",
+    "Hash.SHA3_512": "sha3_512",
+}
+SHA512_BY_SIZE = {64: ("sha512", None), 28: ("sha512_224", "224"), 32: ("sha512_256", "256")}
+_ModuleType = type(sys)
+
+
+class HashInfo:
+    """What the HMAC fast path needs about one hash: its OpenSSL name and native constructor."""
+
+    __slots__ = ("name", "native_new", "coerce")
+
+    def __init__(self, name: str, native_new: Callable) -> None:
+        self.name = name
+        self.native_new = native_new  # builds native hash objects, even when the module is patched
+        self.coerce = _Coercer(native_new)
+
+
+_infos: dict[tuple[str, int], HashInfo | None] = {}
+
+
+def hash_info(digestmod: Any) -> HashInfo | None:
+    """The :class:`HashInfo` of a covered hash module or hash object, else None."""
+    if type(digestmod) is _ModuleType:
+        module_name = digestmod.__name__
+    else:
+        cls = type(digestmod)
+        module_name = cls.__module__
+        module = sys.modules.get(module_name)
+        native_cls = getattr(module, cls.__name__, None) if module is not None else None
+        if native_cls is None or not (cls is native_cls or cls in WRAPPERS):
+            return None
+    prefix, _, suffix = module_name.partition(".")
+    if prefix not in ("Crypto", "Cryptodome"):
+        return None
+    try:
+        size = digestmod.digest_size
+    except AttributeError:
+        return None
+    key = (module_name, size)
+    if key in _infos:
+        return _infos[key]
+    info = None
+    if suffix in HASH_NAMES or (suffix == "Hash.SHA512" and size in SHA512_BY_SIZE):
+        module = sys.modules[module_name]
+        native_new = _original(module_name, "new", module.new)
+        if suffix == "Hash.SHA512":
+            name, truncate = SHA512_BY_SIZE[size]
+            native_new = functools.partial(native_new, truncate=truncate)
+        else:
+            name = HASH_NAMES[suffix]
+        info = HashInfo(name, native_new)
+    _infos[key] = info
+    return info
+
+
+def _original(module_name: str, attribute: str, current: Any) -> Any:
+    try:
+        return patching.get_original(module_name, attribute)
+    except KeyError:
+        return current
+
+
+def patch(module: ModuleType) -> None:
+    """Install the fast ``new`` on one HMAC module (``Crypto`` or ``Cryptodome``)."""
+    native_new = module.new
+    native_cls = module.HMAC
+    slot = registry.slot("hmac")
+    native_verify = native_cls.verify
+    oids = _hmac_oids(module)
+
+    class HMAC(native_cls):
+        # A subclass, so that isinstance(h, HMAC.HMAC) holds; native __init__ never
+        # runs. One subclass per hash (see kind_of) carries digest_size, oid, _info.
+        __slots__ = ("_mac", "_key", "_fed", "_digestmod")
+
+        def update(self, msg):
+            if type(msg) is not bytes and not _plain(msg):
+                msg = self._info.coerce(msg)  # raises what native raises
+            if msg:
+                self._fed = True
+            self._mac.update(msg)
+            return self
+
+        def copy(self):
+            clone = blank(type(self))
+            clone._mac = self._mac.copy()
+            clone._key = self._key
+            clone._fed = self._fed
+            clone._digestmod = self._digestmod
+            return clone
+
+        def digest(self):
+            return self._mac.digest()
+
+        def hexdigest(self):
+            return self._mac.hexdigest()
+
+        def verify(self, mac_tag):
+            if type(mac_tag) is bytes or _plain(mac_tag):
+                if not compare_digest(mac_tag, self._mac.digest()):
+                    raise ValueError("MAC check failed")
+                return
+            native_verify(self, mac_tag)  # pycryptodome's own errors for anything else
+
+        @property
+        def _inner(self):
+            return self._native_state(0x36)
+
+        @property
+        def _outer(self):
+            return self._native_state(0x5C)
+
+        def _native_state(self, pad: int) -> Any:
+            if self._fed:
+                raise AttributeError("the hash state of an OpenSSL HMAC after a message")
+            info = self._info
+            block_size = self._digestmod.block_size
+            key = self._key
+            if len(key) > block_size:
+                key = info.native_new(key).digest()
+            key = key.ljust(block_size, b"\x00")
+            return info.native_new(bytes(b ^ pad for b in key))
+
+    HMAC.__name__ = HMAC.__qualname__ = native_cls.__name__
+    HMAC.__module__ = native_cls.__module__
+    blank = object.__new__
+
+    # digestmod (a module), or (type, digest size) of a hash object -> (class, info) or None
+    kinds: dict = {}
+
+    def kind_of(digestmod: Any) -> Any:
+        info = hash_info(digestmod)
+        if info is None:
+            return None
+        attributes = {"digest_size": digestmod.digest_size, "_info": info, "__slots__": ()}
+        oid = oids.get(getattr(digestmod, "oid", None))
+        if oid is not None:
+            attributes["oid"] = oid
+        cls = type(native_cls.__name__, (HMAC,), attributes)
+        cls.__qualname__ = native_cls.__qualname__
+        cls.__module__ = native_cls.__module__
+        return cls, info
+
+    ctor = None  # OpenSSL's hmac_new, once the slot resolved to OpenSSL
+    names: frozenset = frozenset()
+
+    def new(key, msg=b"", digestmod=None):
+        if type(digestmod) is _ModuleType:
+            index = digestmod
+        else:
+            index = (type(digestmod), getattr(digestmod, "digest_size", None))
+        kind = kinds.get(index, _MISSING)
+        if kind is _MISSING:
+            kind = kinds[index] = kind_of(digestmod) if digestmod is not None else None
+        if (
+            kind is not None
+            and (type(key) is bytes or _plain(key))
+            and (type(msg) is bytes or msg is None or _plain(msg))
+        ):
+            cls, info = kind
+            if ctor is None:
+                resolve()
+            if ctor is not None and info.name in names:
+                key = bytes(key)
+                mac = blank(cls)
+                mac._mac = ctor(key, msg or b"", info.name)
+                mac._key = key
+                mac._fed = bool(msg)
+                mac._digestmod = digestmod
+                slot.calls += 1
+                return mac
+        return native_new(key, msg, digestmod)
+
+    def resolve() -> None:
+        nonlocal ctor, names
+        provider = slot.get()
+        if provider is not None:
+            ctor, names = provider.new, provider.names
+
+    def forget() -> None:
+        nonlocal ctor
+        ctor = None
+
+    registry.reset_listeners.append(forget)
+    functools.update_wrapper(new, native_new)
+    patching.patch_attribute(module, "new", new)
+
+
+_MISSING = object()
+
+
+def _hmac_oids(module: ModuleType) -> dict:
+    """Hash OID -> HMAC OID, from pycryptodome itself (absent in old versions: none then)."""
+    return dict(getattr(module, "_hash2hmac_oid", {}))
