@@ -7,11 +7,10 @@ in-process only against a default file redirected into a temporary directory.
 
 from __future__ import annotations
 
-import re
-
 import errno
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path

@@ -43,7 +43,7 @@ IA32CAP_BITS = {
 # How messages name a feature, per architecture (/proc/cpuinfo's name otherwise).
 FEATURE_LABELS = {
     "x86_64": {"aes": "AES-NI", "pclmulqdq": "PCLMULQDQ", "sha_ni": "SHA-NI"},
-    "aarch64": {"aes": "AES (ARMv8 Cryptography Extensions)", "pmull": "PMULL"},
+    "aarch64": {"aes": "AES (ARMv8 Cryptography Extensions)"},
 }
 
 
