@@ -110,11 +110,14 @@ class ChaCha20Poly1305Cipher:
             return self._twin.update(data)
         if UPDATE not in self._next:
             return self._native_verdict(UPDATE, data)
-        if not _buffers.is_plain(data):
-            return self._become_native().update(data)
-        if not self._aad:
-            self._aad = []
-        self._aad.append(bytes(data))
+        if type(data) is not bytes:
+            if not _buffers.is_plain(data):
+                return self._become_native().update(data)
+            data = bytes(data)
+        if self._aad:
+            self._aad.append(data)
+        else:
+            self._aad = [data]
         return None
 
     def _open(self) -> Any:
@@ -160,7 +163,7 @@ class ChaCha20Poly1305Cipher:
 
     def encrypt_and_digest(self, plaintext: Any) -> tuple[bytes, bytes]:
         if self._fresh and type(plaintext) is bytes and len(plaintext) <= ONE_SHOT_LIMIT:
-            sealed = self._provider.one_shot(self._aead_key).encrypt(
+            sealed = self._provider.aead(self._aead_key).encrypt(
                 self._aead_nonce, plaintext, b"".join(self._aad) if self._aad else None
             )
             self._fresh = False
@@ -244,7 +247,7 @@ class ChaCha20Poly1305Cipher:
             self._next = _AFTER_VERIFY
             self._backing.slot.calls += 1
             try:
-                plaintext = self._provider.one_shot(self._aead_key).decrypt(
+                plaintext = self._provider.aead(self._aead_key).decrypt(
                     self._aead_nonce,
                     ciphertext + received_mac_tag,
                     b"".join(self._aad) if self._aad else None,

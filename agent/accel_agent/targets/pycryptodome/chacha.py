@@ -37,6 +37,8 @@ _NEW_KEYWORDS = frozenset(("key", "nonce"))
 # pyca/cryptography's counter word has 32 bits: a context cannot cross a
 # multiple of 2**32 blocks, so 8-byte-nonce streams re-open one there.
 _SPAN_BYTES = BLOCK_SIZE << 32
+_LIMIT_32 = BLOCK_SIZE * ((1 << 32) - 1)
+_LIMIT_64 = BLOCK_SIZE * ((1 << 64) - 1)
 
 ENCRYPT, DECRYPT = "encrypt", "decrypt"
 
@@ -51,6 +53,28 @@ class Backing:
         self.native_new = native_new
 
 
+def _plain_arguments(kwargs: dict, nonce_sizes: tuple[int, ...]) -> tuple[bytes, Any] | None:
+    """(key, nonce or None) when ``new(**kwargs)`` has the common shape and valid values."""
+    if not kwargs.keys() <= _NEW_KEYWORDS:
+        return None
+    key = kwargs.get("key")
+    if type(key) is not bytes:
+        if not _buffers.is_plain(key):
+            return None
+        key = bytes(key)
+    if len(key) != KEY_SIZE:
+        return None
+    nonce = kwargs.get("nonce")
+    if nonce is not None:
+        if type(nonce) is not bytes:
+            if not _buffers.is_plain(nonce):
+                return None
+            nonce = bytes(nonce)
+        if len(nonce) not in nonce_sizes:
+            return None
+    return key, nonce
+
+
 def patch_chacha20(module: ModuleType) -> None:
     """Install the fast ``new`` on one ChaCha20 module (``Crypto`` or ``Cryptodome``)."""
     original_new = module.new
@@ -58,18 +82,13 @@ def patch_chacha20(module: ModuleType) -> None:
     slot = backing.slot
 
     def new(*args: Any, **kwargs: Any) -> Any:
-        if not args and kwargs.keys() <= _NEW_KEYWORDS:
-            key = kwargs.get("key")
-            nonce = kwargs.get("nonce")
-            if (
-                _buffers.is_plain(key)
-                and len(key) == KEY_SIZE
-                and (nonce is None or (_buffers.is_plain(nonce) and len(nonce) in NONCE_SIZES))
-            ):
+        if not args:
+            plain = _plain_arguments(kwargs, NONCE_SIZES)
+            if plain is not None:
                 provider = slot.get()
                 if provider is not None:
-                    nonce = os.urandom(8) if nonce is None else bytes(nonce)
-                    return ChaCha20Cipher(backing, provider, bytes(key), nonce)
+                    key, nonce = plain
+                    return ChaCha20Cipher(backing, provider, key, nonce or os.urandom(8))
         return original_new(*args, **kwargs)
 
     functools.update_wrapper(new, original_new)
@@ -79,26 +98,25 @@ def patch_chacha20(module: ModuleType) -> None:
 def patch_chacha20_poly1305(module: ModuleType) -> None:
     """Install the fast ``new`` on one ChaCha20_Poly1305 module."""
     original_new = module.new
-    backings = {
-        False: Backing("chacha20-poly1305", original_new),
-        True: Backing("xchacha20-poly1305", original_new),
-    }
-    slots = {extended: backing.slot for extended, backing in backings.items()}
+    backing = Backing("chacha20-poly1305", original_new)
+    extended_backing = Backing("xchacha20-poly1305", original_new)
+    slot, extended_slot = backing.slot, extended_backing.slot
 
     def new(*args: Any, **kwargs: Any) -> Any:
-        if not args and kwargs.keys() <= _NEW_KEYWORDS:
-            key = kwargs.get("key")
-            nonce = kwargs.get("nonce")
-            if (
-                _buffers.is_plain(key)
-                and len(key) == KEY_SIZE
-                and (nonce is None or (_buffers.is_plain(nonce) and len(nonce) in AEAD_NONCE_SIZES))
-            ):
-                extended = nonce is not None and len(nonce) == 24
-                provider = slots[extended].get()
-                if provider is not None:
-                    nonce = os.urandom(12) if nonce is None else bytes(nonce)
-                    return ChaCha20Poly1305Cipher(backings[extended], provider, bytes(key), nonce)
+        if not args:
+            plain = _plain_arguments(kwargs, AEAD_NONCE_SIZES)
+            if plain is not None:
+                key, nonce = plain
+                if nonce is None:
+                    nonce = os.urandom(12)
+                if len(nonce) == 24:
+                    provider = extended_slot.get()
+                    if provider is not None:
+                        return ChaCha20Poly1305Cipher(extended_backing, provider, key, nonce)
+                else:
+                    provider = slot.get()
+                    if provider is not None:
+                        return ChaCha20Poly1305Cipher(backing, provider, key, nonce)
         return original_new(*args, **kwargs)
 
     functools.update_wrapper(new, original_new)
@@ -118,28 +136,51 @@ class ChaCha20Cipher:
     _direction = None  # pycryptodome's order rule: the first of encrypt/decrypt wins
     _context = None  # OpenSSL's context, positioned at _position
     _position = 0  # the offset in the keystream, in bytes
+    # The counter has 32 bits with a 12-byte nonce (and XChaCha20's), 64 with
+    # an 8-byte one. Calls that reach the last block go to a twin: native
+    # decides what happens at the end of the key stream (and seek() into that
+    # last block is refused by pycryptodome 3.x, accepted by 4.x).
+    _limit = _LIMIT_32
+    # Where the current OpenSSL context must stop: the limit, or for 8-byte
+    # nonces the next multiple of 2**32 blocks (pyca/cryptography does not
+    # carry into the high counter word).
+    _context_end = _LIMIT_32
 
     def __init__(self, backing: Any, provider: Any, key: bytes, nonce: bytes) -> None:
         self._backing = backing
         self._provider = provider
         self._key = key  # the key as given (XChaCha20's twin derives its subkey again)
         self.nonce = nonce
-        if len(nonce) == 24:
+        size = len(nonce)
+        if size == 12:
+            self._stream_key, self._stream_nonce = key, nonce
+        elif size == 24:
             self._stream_key, self._stream_nonce = provider.extended(key, nonce)
         else:
             self._stream_key, self._stream_nonce = key, nonce
-        # The counter has 32 bits with a 12-byte nonce (and XChaCha20's), 64 with
-        # an 8-byte one. Calls that reach the last block go to a twin: native
-        # decides what happens at the end of the key stream.
-        # seek() into that last block is refused by pycryptodome 3.x, accepted by
-        # 4.x: a twin decides that too.
-        counter_bits = 64 if len(self._stream_nonce) == 8 else 32
-        self._limit = BLOCK_SIZE * ((1 << counter_bits) - 1)
+            self._limit = _LIMIT_64
+            self._context_end = _SPAN_BYTES
 
     def encrypt(self, plaintext: Any, output: Any = None) -> bytes | None:
+        if output is None and type(plaintext) is bytes and self._twin is None:
+            end = self._position + len(plaintext)
+            if end <= self._context_end and self._direction is not DECRYPT:
+                self._direction = ENCRYPT
+                context = self._context or self._open(self._position)
+                self._position = end
+                self._backing.slot.calls += 1
+                return context.update(plaintext)
         return self._process(ENCRYPT, plaintext, output)
 
     def decrypt(self, ciphertext: Any, output: Any = None) -> bytes | None:
+        if output is None and type(ciphertext) is bytes and self._twin is None:
+            end = self._position + len(ciphertext)
+            if end <= self._context_end and self._direction is not ENCRYPT:
+                self._direction = DECRYPT
+                context = self._context or self._open(self._position)
+                self._position = end
+                self._backing.slot.calls += 1
+                return context.update(ciphertext)
         return self._process(DECRYPT, ciphertext, output)
 
     def _process(self, direction: str, data: Any, output: Any) -> bytes | None:
@@ -153,23 +194,28 @@ class ChaCha20Cipher:
         return getattr(self._switch_to_twin(), direction)(data, output=output)
 
     def _keystream_xor(self, data: Any) -> bytes:
-        position = self._position
-        end = position + len(data)
-        context = self._context or self._open(position)
-        boundary = (position // _SPAN_BYTES + 1) * _SPAN_BYTES
-        if end <= boundary:
-            result = context.update(data)
-        else:  # only with an 8-byte nonce, past 256 GiB: OpenSSL's counter word is full
-            split = boundary - position
-            result = context.update(data[:split]) + self._open(boundary).update(data[split:])
-        self._position = end
-        return result
+        """Any amount of data from the current position (re-opening at counter-word ends)."""
+        result = b""
+        view = memoryview(data) if len(data) > self._context_end - self._position else data
+        while True:
+            position = self._position
+            context = self._context or self._open(position)
+            room = self._context_end - position
+            if len(view) <= room:
+                self._position = position + len(view)
+                return result + context.update(view) if result else context.update(view)
+            result += context.update(view[:room])
+            view = view[room:]
+            self._position = position + room
+            self._context = None
 
     def _open(self, position: int) -> Any:
         block, offset = divmod(position, BLOCK_SIZE)
         context = self._provider.keystream_context(self._stream_key, self._stream_nonce, block)
         if offset:
             context.update(bytes(offset))
+        if self._limit != _LIMIT_32:
+            self._context_end = min(self._limit, (position // _SPAN_BYTES + 1) * _SPAN_BYTES)
         self._context = context
         return context
 
@@ -177,6 +223,8 @@ class ChaCha20Cipher:
         if self._twin is None and type(position) is int and 0 <= position < self._limit:
             self._position = position
             self._context = None
+            if self._limit != _LIMIT_32:
+                self._context_end = min(self._limit, (position // _SPAN_BYTES + 1) * _SPAN_BYTES)
             return None
         return self._switch_to_twin().seek(position)
 
