@@ -38,6 +38,8 @@ _NEW_KEYWORDS = frozenset(("key", "nonce"))
 # multiple of 2**32 blocks, so 8-byte-nonce streams re-open one there.
 _SPAN_BYTES = BLOCK_SIZE << 32
 _LIMIT_32 = BLOCK_SIZE * ((1 << 32) - 1)
+_ZERO_COUNTER_32 = bytes(4)
+_ZERO_COUNTER_64 = bytes(8)
 _LIMIT_64 = BLOCK_SIZE * ((1 << 64) - 1)
 
 ENCRYPT, DECRYPT = "encrypt", "decrypt"
@@ -210,6 +212,11 @@ class ChaCha20Cipher:
             self._context = None
 
     def _open(self, position: int) -> Any:
+        if not position:  # the common case: a new message (_context_end is set already)
+            nonce = self._stream_nonce
+            iv = (_ZERO_COUNTER_32 if len(nonce) == 12 else _ZERO_COUNTER_64) + nonce
+            context = self._context = self._provider.context(self._stream_key, iv)
+            return context
         block, offset = divmod(position, BLOCK_SIZE)
         context = self._provider.keystream_context(self._stream_key, self._stream_nonce, block)
         if offset:
