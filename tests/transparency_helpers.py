@@ -297,10 +297,22 @@ class Tally:
             "calls": dict(sorted(calls.items())),
         }
 
-    def summary_lines(self) -> list[str]:
+    def summary_lines(self, detail_limit: int = 12) -> list[str]:
+        """One line per test; a function with more than ``detail_limit`` items gets one line."""
+        rows: dict[str, dict] = {}
+        by_function: dict[str, list[str]] = {}
+        for test_id in self.tests:
+            by_function.setdefault(test_id.split("[")[0], []).append(test_id)
+        for function, test_ids in by_function.items():
+            if len(test_ids) > detail_limit:
+                part = Tally()
+                part.tests = {t: self.tests[t] for t in test_ids}
+                rows["%s[%d items]" % (function, len(test_ids))] = part.totals()
+            else:
+                rows.update((t, self.tests[t]) for t in test_ids)
         lines = []
-        width = max([len(t) for t in self.tests] + [10])
-        for test_id, entry in sorted(self.tests.items()):
+        width = max([len(t) for t in rows] + [10])
+        for test_id, entry in sorted(rows.items()):
             if not entry["comparisons"] and not entry["calls"]:
                 continue
             calls = ", ".join("%s=%d" % kv for kv in sorted(entry["calls"].items())) or "-"

@@ -1,0 +1,171 @@
+"""Wycheproof vectors as data, and the test factory that runs them under the agent.
+
+The vectors live outside the repository (design.md): ``ACCEL_WYCHEPROOF_DIR``,
+or ``<repo>/../shared/testvectors/wycheproof``, where CI keeps a copy of
+shared/ beside the clone. When the folder or a file is missing, the tests
+that need it skip with the reason.
+
+A Wycheproof test module is a call to :func:`wycheproof_test` with
+
+* a file name (``"aes_gcm_test.json"``) and a pycryptodome module
+  (``"Cipher.AES"``, imported for each installed flavour);
+* a *scenario* ``scenario(rec, module, vector)`` that drives the module for
+  one vector and records each step (see :mod:`transparency_helpers`);
+* a *judge* ``judge(vector, steps) -> str | None`` that reads the agent's
+  transcript and says what is wrong with it against the vector's expected
+  result (``None``: nothing).
+
+For each vector and flavour the factory's test runs the scenario under the
+agent and natively (any difference fails), then asks the judge. A vector
+that native pycryptodome itself gets "wrong" (say, a GCM nonce length it
+rejects on purpose where Wycheproof's result is ``valid``) cannot be the
+agent's fault: it is reported as an expected failure with the judge's words.
+Optionally, vectors of common shapes must have gone through the accelerated
+path (``accelerated(vector)`` names the primitive).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from functools import cache
+from pathlib import Path
+
+import pytest
+
+from transparency_helpers import (
+    REPO_ROOT,
+    acceleration,
+    both,
+    import_from,
+    installed_flavours,
+)
+
+ENV_DIR = "ACCEL_WYCHEPROOF_DIR"
+DEFAULT_DIR = REPO_ROOT.parent / "shared" / "testvectors" / "wycheproof"
+
+# Fields that hold hex; everything else is kept as it is in the file.
+HEX_FIELDS = frozenset(
+    {"key", "iv", "aad", "msg", "ct", "tag", "ikm", "salt", "info", "okm", "nonce", "sig",
+     "public", "private", "shared", "label", "password", "dk", "seed"}
+)  # fmt: skip
+
+
+def vectors_dir() -> Path:
+    return Path(os.environ.get(ENV_DIR) or DEFAULT_DIR)
+
+
+class Vector:
+    """One Wycheproof test, with its group's parameters: ``v.key``, ``v.tcId``, ``v.group``."""
+
+    def __init__(self, filename: str, group: dict, test: dict) -> None:
+        self.file = filename
+        self.group = {k: v for k, v in group.items() if k != "tests"}
+        self.fields = dict(test)
+        for name, value in test.items():
+            if name in HEX_FIELDS and isinstance(value, str):
+                value = bytes.fromhex(value)
+            setattr(self, name, value)
+        self.tcId: int = test["tcId"]
+        self.result: str = test["result"]  # valid, invalid or acceptable
+        self.flags: list[str] = list(test.get("flags", ()))
+        self.comment: str = test.get("comment", "")
+
+    @property
+    def valid(self) -> bool:
+        return self.result == "valid"
+
+    @property
+    def invalid(self) -> bool:
+        return self.result == "invalid"
+
+    def describe(self) -> str:
+        return "%s tcId %d (%s; %s; flags %s)" % (
+            self.file,
+            self.tcId,
+            self.result,
+            self.comment or "no comment",
+            ",".join(self.flags) or "-",
+        )
+
+    def __repr__(self) -> str:
+        return "Vector(%s#%d)" % (self.file, self.tcId)
+
+
+@cache
+def load(filename: str) -> tuple[dict, tuple[Vector, ...]]:
+    """(the file's header, its vectors); FileNotFoundError when absent."""
+    path = vectors_dir() / filename
+    with open(path, encoding="utf-8") as handle:
+        content = json.load(handle)
+    header = {k: v for k, v in content.items() if k != "testGroups"}
+    vectors = tuple(
+        Vector(filename, group, test) for group in content["testGroups"] for test in group["tests"]
+    )
+    if len(vectors) != content.get("numberOfTests", len(vectors)):
+        raise ValueError(
+            "%s: %d tests, header says %d" % (path, len(vectors), content["numberOfTests"])
+        )
+    return header, vectors
+
+
+def vector_params(filename: str) -> list:
+    """pytest parameters, one per vector; a single skipped one when the file is absent."""
+    try:
+        _, vectors = load(filename)
+    except FileNotFoundError:
+        reason = "Wycheproof vectors not found: %s (set %s to the folder holding %s)" % (
+            vectors_dir() / filename,
+            ENV_DIR,
+            filename,
+        )
+        return [pytest.param(None, id="absent", marks=pytest.mark.skip(reason=reason))]
+    return [pytest.param(v, id="tc%d" % v.tcId) for v in vectors]
+
+
+def wycheproof_test(filename: str, module: str, scenario, judge, accelerated=None):
+    """A pytest test over every vector of ``filename`` and every installed flavour."""
+    flavours = installed_flavours() or [
+        pytest.param(None, marks=pytest.mark.skip(reason="pycryptodome is not installed"))
+    ]
+
+    @pytest.mark.parametrize("vector", vector_params(filename))
+    @pytest.mark.parametrize("flavour", flavours)
+    def test(flavour, vector):
+        target = import_from(flavour, module)
+        comparison = both(scenario, target, vector)
+        primitive = accelerated(vector) if accelerated else None
+        if primitive and acceleration(primitive)[0] and not comparison.accelerated(primitive):
+            pytest.fail(
+                "%s is accelerated but %s did not go through it" % (primitive, vector.describe())
+            )
+        problem = judge(vector, comparison.agent.steps)
+        if problem:
+            # The agent's transcript equals native's: this is pycryptodome's own verdict.
+            pytest.xfail("native pycryptodome too: %s: %s" % (vector.describe(), problem))
+
+    test.__doc__ = "Wycheproof %s through %s, under the agent and natively." % (filename, module)
+    return test
+
+
+# --------------------------------------------------------------------------- reading transcripts
+
+
+def step(steps, label: str):
+    """The recorded step called ``label`` (None if the scenario never got there)."""
+    for recorded in steps:
+        if recorded[0] == label:
+            return recorded
+    return None
+
+
+def returned(steps, label: str):
+    """The value a step returned, as :func:`transparency_helpers.describe` put it, else None."""
+    found = step(steps, label)
+    return found[2] if found and found[1] == "returned" else None
+
+
+def raised(steps, label: str):
+    """(exception name, message) if the step raised, else None."""
+    found = step(steps, label)
+    return found[2:4] if found and found[1] == "raised" else None
