@@ -62,8 +62,17 @@ def case_table() -> list[tuple[str, str, list[str], dict[str, str]]]:
 
 
 def clean_environment() -> dict[str, str]:
-    """This environment without anything that would wake the agent."""
-    return {k: v for k, v in os.environ.items() if not k.startswith("ACCEL_AGENT")}
+    """This environment without anything that would wake the agent.
+
+    PYTHONDONTWRITEBYTECODE goes too: with it, a module edited after install
+    is compiled again at every start, which measures the compiler, not the
+    agent (the preflight run writes the fresh .pyc).
+    """
+    return {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith("ACCEL_AGENT") and k != "PYTHONDONTWRITEBYTECODE"
+    }
 
 
 def run_quietly(argv: list[str], what: str) -> str:
