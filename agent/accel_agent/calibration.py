@@ -45,4 +45,171 @@ def native_from_size(name: str) -> int | None:
 
 def preferred(primitive: str) -> str | None:
     """The provider name calibration prefers, ``"native"``, or None for no opinion."""
-    return BUILTIN_DEFAULTS.get(primitive)
+    return cached_preference(primitive) or BUILTIN_DEFAULTS.get(primitive)
+
+
+# =========================================================================== hashes, MACs, KDFs
+# Issue 4. Measured on the reference machine (pycryptodome 4.4, OpenSSL 3.0
+# via _hashlib, x86_64 with SHA-NI; docs/performance.md, hashes section):
+# OpenSSL hashes every message size faster (64 B: 5-9x; 1 MiB: 1.1-2.8x), and
+# HMAC, HKDF, CMAC and Poly1305 gain from one C call where pycryptodome makes
+# several Python ones. scrypt at N=2^10..2^14 is faster natively (26 ms vs 39
+# ms at 2^14), and so is PBKDF2 from a few hundred iterations (see below).
+BUILTIN_DEFAULTS.update(
+    {name: "openssl" for name in ("md5", "sha1", "sha224", "sha256", "sha384", "sha512")}
+)
+BUILTIN_DEFAULTS.update(
+    {
+        "sha512-224": "openssl",
+        "sha512-256": "openssl",
+        "sha3-224": "openssl",
+        "sha3-256": "openssl",
+        "sha3-384": "openssl",
+        "sha3-512": "openssl",
+        "shake128": "openssl",
+        "shake256": "openssl",
+        "hmac": "openssl",  # HMAC-SHA256, 64 B: 20 us native vs 1.6 us OpenSSL
+        "hkdf": "openssl",
+        "aes-cmac": "openssl",
+        "poly1305": "openssl",
+        "pbkdf2": "openssl",  # below the thresholds of THRESHOLDS only
+        "scrypt": NATIVE,
+    }
+)
+
+# primitive -> {class -> value}: per-call decisions a target makes cheaply.
+# pbkdf2: hash name -> iteration count from which native pycryptodome is
+# faster (its C inner loop beats OpenSSL 3's PKCS5_PBKDF2_HMAC there: at
+# 1,000 iterations of SHA-256, 0.14 ms vs 0.23 ms; at 600,000, ~2.5x).
+BUILTIN_THRESHOLDS: dict[str, dict[str, int]] = {
+    "pbkdf2": {
+        "md5": 600,
+        "sha1": 700,
+        "sha224": 300,
+        "sha256": 300,
+        "sha384": 700,
+        "sha512": 700,
+        "sha512_224": 700,
+        "sha512_256": 700,
+        "sha3_224": 800,
+        "sha3_256": 800,
+        "sha3_384": 800,
+        "sha3_512": 800,
+    },
+}
+
+CACHE_VERSION = 1
+_cache: dict | None = None
+
+
+def thresholds(primitive: str) -> dict[str, int]:
+    """The per-call thresholds of ``primitive`` (a copy: targets keep it for the process)."""
+    table = dict(BUILTIN_THRESHOLDS.get(primitive, {}))
+    table.update(_load_cache().get("thresholds", {}).get(primitive, {}))
+    return table
+
+
+def cached_preference(primitive: str) -> str | None:
+    """What ``accel-agent calibrate`` measured for ``primitive`` on this machine, if it did."""
+    return _load_cache().get("preferred", {}).get(primitive)
+
+
+def cache_dir() -> str:
+    import os
+
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "accel-agent")
+
+
+def fingerprint() -> dict[str, object]:
+    """What a calibration depends on: CPU model and flags, Python, the libraries, OpenSSL."""
+    import sys
+    from importlib import metadata
+
+    from accel_agent import platform as _platform
+
+    facts = _platform.facts()
+    model = None
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as handle:
+            for line in handle:
+                key, _, value = line.partition(":")
+                if key.strip() in ("model name", "Model", "CPU part"):
+                    model = value.strip()
+                    break
+    except OSError:
+        pass
+    versions: dict[str, object] = {}
+    for dist in ("cryptography", "pycryptodome", "pycryptodomex"):
+        try:
+            versions[dist] = metadata.version(dist)
+        except metadata.PackageNotFoundError:
+            versions[dist] = None
+    try:
+        import _ssl
+
+        versions["openssl_python"] = _ssl.OPENSSL_VERSION
+    except ImportError:
+        versions["openssl_python"] = None
+    return {
+        "cpu": model,
+        "arch": facts.arch,
+        "cpu_features": sorted(facts.cpu_features),
+        "masked": sorted(facts.masked_features),
+        "python": "%s %s" % (sys.implementation.name, sys.version.split()[0]),
+        **versions,
+    }
+
+
+def cache_path(print_: dict[str, object] | None = None) -> str:
+    import hashlib as _hashlib_module  # sha256 of a few hundred bytes; builtin if need be
+    import json
+    import os
+
+    text = json.dumps(print_ or fingerprint(), sort_keys=True)
+    name = _hashlib_module.sha256(text.encode()).hexdigest()[:16]
+    return os.path.join(cache_dir(), "calibration-%s.json" % name)
+
+
+def _load_cache() -> dict:
+    """The calibration cache of this machine, read once; {} when absent or unreadable."""
+    global _cache
+    if _cache is not None:
+        return _cache
+    import json
+
+    _cache = {}
+    try:
+        path = cache_path()
+        with open(path, encoding="utf-8") as handle:
+            document = json.load(handle)
+        if not isinstance(document, dict) or document.get("version") != CACHE_VERSION:
+            raise ValueError("unknown format")
+        preferred_table = document.get("preferred", {})
+        threshold_table = document.get("thresholds", {})
+        if not isinstance(preferred_table, dict) or not all(
+            isinstance(v, str) for v in preferred_table.values()
+        ):
+            raise ValueError("bad 'preferred' table")
+        if not isinstance(threshold_table, dict) or not all(
+            isinstance(t, dict) and all(isinstance(n, int) for n in t.values())
+            for t in threshold_table.values()
+        ):
+            raise ValueError("bad 'thresholds' table")
+        _cache = {"preferred": preferred_table, "thresholds": threshold_table, "path": path}
+    except FileNotFoundError:
+        pass
+    except Exception as exc:  # noqa: BLE001 - a broken cache is ignored, never fatal
+        from accel_agent import messages
+
+        messages.problem(
+            "calibration cache %s ignored (%s); using built-in defaults"
+            % (path if "path" in locals() else cache_dir(), type(exc).__name__)
+        )
+    return _cache
+
+
+def reset_cache() -> None:
+    """Read the cache again on next use (tests; after ``accel-agent calibrate``)."""
+    global _cache
+    _cache = None

@@ -153,12 +153,16 @@ class HkdfProvider:
     def derive(
         self, name: str, digest_size: int, ikm: bytes, salt: bytes, info: bytes, length: int
     ) -> bytes:
-        hmac_digest = self._hmac.digest
-        prk = hmac_digest(salt, ikm, name)
+        # hmac_new(...).digest() is cheaper than the one-shot hmac_digest in
+        # CPython 3.11/OpenSSL 3.0 (which looks the digest up on every call).
+        hmac_new = self._hmac.new
+        prk = hmac_new(salt, ikm, name).digest()
+        if length <= digest_size:
+            return hmac_new(prk, info + b"\x01", name).digest()[:length]
         blocks = []
         previous = b""
         for counter in range(1, -(-length // digest_size) + 1):
-            previous = hmac_digest(prk, previous + info + bytes((counter,)), name)
+            previous = hmac_new(prk, previous + info + bytes((counter,)), name).digest()
             blocks.append(previous)
         return b"".join(blocks)[:length]
 

@@ -20,6 +20,8 @@ _PATCHES = {
         + ("SHA3_224", "SHA3_256", "SHA3_384", "SHA3_512", "SHAKE128", "SHAKE256")
     },
     "Hash.HMAC": "accel_agent.targets.pycryptodome.hmac:patch",
+    "Hash.CMAC": "accel_agent.targets.pycryptodome.cmac:patch",
+    "Protocol.KDF": "accel_agent.targets.pycryptodome.kdf:patch",
     "Cipher.ChaCha20": "accel_agent.targets.pycryptodome.chacha:patch_chacha20",
     "Cipher.ChaCha20_Poly1305": "accel_agent.targets.pycryptodome.chacha:patch_chacha20_poly1305",
 }

@@ -1,0 +1,199 @@
+"""Hash, HMAC and KDF rows: pycryptodome's ``X.new(data).digest()``, ``HMAC.new(...)``, KDFs.
+
+Every hash row makes a new hash object per message (``SHA256.new(data).digest()``),
+as most code does; the direct column is what a ``hashlib`` user writes
+(``hashlib.sha256(data).digest()``, ``hashlib.new("sha512_224", data)``).
+HMAC rows use a 32-byte key; direct is ``hmac.digest(key, data, "sha256")``.
+KDF rows derive 32 bytes with a 16-byte salt: PBKDF2-HMAC-SHA256 at 1,000
+and 600,000 iterations (direct: ``hashlib.pbkdf2_hmac``), scrypt at
+N=2^14, r=8, p=1 (direct: ``hashlib.scrypt``), HKDF-SHA256 (direct: two
+``hmac.digest`` calls, RFC 5869). KDF rows have one size (the output);
+their label says the work.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+
+from Crypto.Cipher import AES
+from Crypto.Hash import (
+    CMAC,
+    HMAC,
+    MD5,
+    SHA1,
+    SHA3_256,
+    SHA3_512,
+    SHA224,
+    SHA256,
+    SHA384,
+    SHA512,
+    SHAKE128,
+    SHAKE256,
+)
+from Crypto.Protocol.KDF import HKDF, PBKDF2, scrypt
+
+from bench.families import MIB, Goal, Row, random_bytes
+
+NAME = "hashes"
+TITLE = "hashes, HMAC (32-byte key), AES-CMAC and KDFs; one new object per message"
+
+KEY = random_bytes(32)
+AES_KEY = random_bytes(16)
+SALT = random_bytes(16)
+PASSWORD = b"correct horse battery staple"
+KDF_OUTPUT = 32
+
+
+def _hash(module, hashlib_name: str, **kwargs):
+    def build(size: int):
+        data = random_bytes(size)
+
+        def pycryptodome():
+            return module.new(data, **kwargs).digest()
+
+        def direct():
+            return hashlib.new(hashlib_name, data).digest()
+
+        return pycryptodome, direct
+
+    return build
+
+
+def _sha256(size: int):
+    """SHA-256 written as each library's users write it (the goals' row)."""
+    data = random_bytes(size)
+
+    def pycryptodome():
+        return SHA256.new(data).digest()
+
+    def direct():
+        return hashlib.sha256(data).digest()
+
+    return pycryptodome, direct
+
+
+def _shake(module, hashlib_name: str, length: int):
+    def build(size: int):
+        data = random_bytes(size)
+
+        def pycryptodome():
+            return module.new(data).read(length)
+
+        def direct():
+            return hashlib.new(hashlib_name, data).digest(length)
+
+        return pycryptodome, direct
+
+    return build
+
+
+def _hmac(module, hashlib_name: str):
+    def build(size: int):
+        data = random_bytes(size)
+        key = KEY
+
+        def pycryptodome():
+            return HMAC.new(key, data, digestmod=module).digest()
+
+        def direct():
+            return hmac.digest(key, data, hashlib_name)
+
+        return pycryptodome, direct
+
+    return build
+
+
+def _cmac(size: int):
+    from cryptography.hazmat.primitives.ciphers import algorithms
+    from cryptography.hazmat.primitives.cmac import CMAC as OpenSSLCMAC
+
+    data = random_bytes(size)
+    key = AES_KEY
+
+    def pycryptodome():
+        return CMAC.new(key, data, ciphermod=AES).digest()
+
+    def direct():
+        mac = OpenSSLCMAC(algorithms.AES(key))
+        mac.update(data)
+        return mac.finalize()
+
+    return pycryptodome, direct
+
+
+def _pbkdf2(iterations: int):
+    def build(size: int):
+        def pycryptodome():
+            return PBKDF2(PASSWORD, SALT, size, iterations, hmac_hash_module=SHA256)
+
+        def direct():
+            return hashlib.pbkdf2_hmac("sha256", PASSWORD, SALT, iterations, size)
+
+        return pycryptodome, direct
+
+    return build
+
+
+def _scrypt(log_n: int):
+    n = 2**log_n
+
+    def build(size: int):
+        def pycryptodome():
+            return scrypt(PASSWORD, SALT, size, n, 8, 1)
+
+        def direct():
+            return hashlib.scrypt(PASSWORD, salt=SALT, n=n, r=8, p=1, dklen=size, maxmem=2**26)
+
+        return pycryptodome, direct
+
+    return build
+
+
+def _hkdf(size: int):
+    master = random_bytes(32)
+
+    def pycryptodome():
+        return HKDF(master, size, SALT, SHA256)
+
+    def direct():
+        prk = hmac.digest(SALT, master, "sha256")
+        return hmac.digest(prk, b"\x01", "sha256")[:size]
+
+    return pycryptodome, direct
+
+
+ROWS = (
+    Row("md5", "md5", _hash(MD5, "md5")),
+    Row("sha1", "sha1", _hash(SHA1, "sha1")),
+    Row("sha224", "sha224", _hash(SHA224, "sha224")),
+    Row("sha256", "sha256", _sha256),
+    Row("sha384", "sha384", _hash(SHA384, "sha384")),
+    Row("sha512", "sha512", _hash(SHA512, "sha512")),
+    Row("sha512/256", "sha512-256", _hash(SHA512, "sha512_256", truncate="256")),
+    Row("sha3-256", "sha3-256", _hash(SHA3_256, "sha3_256")),
+    Row("sha3-512", "sha3-512", _hash(SHA3_512, "sha3_512")),
+    Row("shake128/32", "shake128", _shake(SHAKE128, "shake_128", 32)),
+    Row("shake256/64", "shake256", _shake(SHAKE256, "shake_256", 64)),
+    Row("hmac-sha1", "hmac", _hmac(SHA1, "sha1")),
+    Row("hmac-sha256", "hmac", _hmac(SHA256, "sha256")),
+    Row("hmac-sha512", "hmac", _hmac(SHA512, "sha512")),
+    Row("hmac-sha3-256", "hmac", _hmac(SHA3_256, "sha3_256")),
+    Row("aes-cmac", "aes-cmac", _cmac),
+    Row("pbkdf2-sha256 1k it", "pbkdf2", _pbkdf2(1000), sizes=(KDF_OUTPUT,)),
+    Row("pbkdf2-sha256 600k it", "pbkdf2", _pbkdf2(600_000), sizes=(KDF_OUTPUT,)),
+    Row("scrypt N=2^14", "scrypt", _scrypt(14), sizes=(KDF_OUTPUT,)),
+    Row("hkdf-sha256", "hkdf", _hkdf, sizes=(KDF_OUTPUT,)),
+)
+
+# The issue's goals. "Never slower than native" is the benchmark's own every-row
+# check; agent <= 1.05 x direct on the KDF rows completes "<= 1.05 x min(native,
+# OpenSSL)": where OpenSSL is the faster path, the agent must take it.
+GOALS = (
+    Goal("sha256", 64, min_fraction=0.7),
+    Goal("sha256", MIB, min_fraction=0.95),
+    Goal("hmac-sha256", 64, min_fraction=0.6),
+    Goal("pbkdf2-sha256 1k it", KDF_OUTPUT, max_time_ratio=1.05),
+    Goal("pbkdf2-sha256 600k it", KDF_OUTPUT, max_time_ratio=1.05),
+    Goal("scrypt N=2^14", KDF_OUTPUT, max_time_ratio=1.05),
+)
