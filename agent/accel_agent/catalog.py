@@ -92,5 +92,30 @@ PRIMITIVES += tuple(
     PrimitiveSpec("poly1305", "poly1305", (), (_openssl("macs", "poly1305_provider"),)),
 )
 
+# Public keys (issue 6): families "rsa" and "ecc" (ACCEL_AGENT_EXCLUDE=rsa,ecc).
+# Big-number arithmetic needs no CPU feature: calibration decides.
+_PUBLIC_KEY = (
+    ("rsa-pkcs1v15-sign", "rsa", "rsa", "pkcs1v15_signature_provider"),
+    ("rsa-pss", "rsa", "rsa", "pss_provider"),
+    ("rsa-oaep", "rsa", "rsa", "oaep_provider"),
+    ("rsa-pkcs1v15-encrypt", "rsa", "rsa", "pkcs1v15_encryption_provider"),
+    ("rsa-keygen", "rsa", "rsa", "keygen_provider"),
+    ("ecdsa-p256", "ecc", "ecc", "ecdsa_p256_provider"),
+    ("ecdsa-p384", "ecc", "ecc", "ecdsa_p384_provider"),
+    ("ecdsa-p521", "ecc", "ecc", "ecdsa_p521_provider"),
+    ("ed25519", "ecc", "eddsa", "ed25519_provider"),
+    ("ed448", "ecc", "eddsa", "ed448_provider"),
+    ("ecdh-p256", "ecc", "ecc", "ecdh_p256_provider"),
+    ("ecdh-p384", "ecc", "ecc", "ecdh_p384_provider"),
+    ("ecdh-p521", "ecc", "ecc", "ecdh_p521_provider"),
+    ("x25519", "ecc", "ecc", "x25519_provider"),
+    ("x448", "ecc", "ecc", "x448_provider"),
+    ("ecc-keygen", "ecc", "ecc", "keygen_provider"),
+)
+PRIMITIVES += tuple(
+    PrimitiveSpec(name, family, (), (_openssl(module, factory),))
+    for name, family, module, factory in _PUBLIC_KEY
+)
+
 BY_NAME = {spec.name: spec for spec in PRIMITIVES}
 FAMILIES = frozenset(spec.family for spec in PRIMITIVES)

@@ -586,3 +586,542 @@ KNOWN_ANSWERS.update(
         "poly1305": (check_poly1305, POLY1305_VECTORS),
     }
 )
+
+
+# =========================================================================== public keys
+# Issue 6: RSA, ECDSA, EdDSA, ECDH/X25519/X448, key generation. Published
+# vectors only. Signatures: Wycheproof's RSA-2048 key (rsa_pkcs1_2048_sig_gen,
+# rsa_pss_2048_sha256_mgf1_32 and rsa_oaep_2048_sha256_mgf1sha256 share it),
+# RFC 6979 A.2.5-A.2.7 (deterministic ECDSA), RFC 8032 7.1 and 7.4 (Ed25519,
+# Ed448). Key agreement: NIST CAVS KAS_ECC_CDH_PrimitiveTest (COUNT 0), RFC
+# 7748 5.2. A randomized operation is checked by what it must satisfy: a
+# published signature verifies (and a tampered one does not), and what the
+# provider makes verifies or decrypts with the published key.
+
+
+def _i(text: str) -> int:
+    return int(text, 16)
+
+
+_SHA256_OID = "2.16.840.1.101.3.4.2.1"
+_SHA384_OID = "2.16.840.1.101.3.4.2.2"
+_SHA512_OID = "2.16.840.1.101.3.4.2.3"
+
+# Wycheproof's RSA-2048 key (e = 65537), and SHA-256(b"Test")
+_RSA_N = _i(
+    "a2b451a07d0aa5f96e455671513550514a8a5b462ebef717094fa1fee82224e6"
+    "37f9746d3f7cafd31878d80325b6ef5a1700f65903b469429e89d6eac8845097"
+    "b5ab393189db92512ed8a7711a1253facd20f79c15e8247f3d3e42e46e48c98e"
+    "254a2fe9765313a03eff8f17e1a029397a1fa26a8dce26f490ed81299615d981"
+    "4c22da610428e09c7d9658594266f5c021d0fceca08d945a12be82de4d1ece6b"
+    "4c03145b5d3495d4ed5411eb878daf05fd7afc3e09ada0f1126422f590975a19"
+    "69816f48698bcbba1b4d9cae79d460d8f9f85e7975005d9bc22c4e5ac0f7c1a4"
+    "5d12569a62807d3b9a02e5a530e773066f453d1f5b4c2e9cf7820283f742b9d5"
+)
+_RSA_D = _i(
+    "7627eef3567b2a27268e52053ecd31c3a7172ccb9ddcee819b306a5b3c66b757"
+    "3ca4fa88efc6f3c4a00bfa0ae7139f64543a4dac3d05823f6ff477cfcec84fe2"
+    "ac7a68b17204b390232e110310c4e899c4e7c10967db4acde042dbbf19dbe00b"
+    "4b4741de1020aaaaffb5054c797c9f136f7d93ac3fc8caff6654242d7821ebee"
+    "517bf537f44366a0fdd45ae05b9909c2e6cc1ed9281eff4399f76c96b96233ec"
+    "29ae0bbf0d752b234fc197389f51050aa1acd01c074c3ac8fbdb9ea8b651a959"
+    "95e8db4ad5c43b6c8673e5a126e7ee94b8dff4c5afc01259bc8da76950bae6f8"
+    "bae715f50985b0d6f66d04c6fef3b700720eecdcdf171bb7b1ecbe7289c467c1"
+)
+_RSA_P = _i(
+    "dc431050f782e894fb5248247d98cb7d58b8d1e24f3b55d041c56e4de086b0d5"
+    "bb028bda42eeb5d234d5681e5809d415e6a289ad4cfbf78f978f6c35814f50ee"
+    "bff1c5b80a69f788e81e6bab5ddaa78369d659d143ec6f17e79813a575cfad9c"
+    "569156b90113e2e9110ad9e7b48a1c9348a6e653321191290ea36cfb3a5b18f1"
+)
+_RSA_Q = _i(
+    "bd1a81e7977f9898122273ae3222b598ea5fb19eb4eabc38308a5e32196603b2"
+    "e500ffb79f5b886816611debc472fac45544070beb057c941378a6868af3b7a0"
+    "3d3f9880ec47d5e089b94fbde542aba9ae8d72c57088d7abf5b131f39098f7bc"
+    "160f90536abc9492fd4e06f3ed7299d4b97bb03677207d95669f140cfbc20f25"
+)
+_RSA_E = 65537
+_RSA_KEY = (_RSA_N, _RSA_E, _RSA_D, _RSA_P, _RSA_Q)
+_SHA256_TEST = _h("532eaabd9574880dbf76b9b8cc00832c20a6ec113d682299550d7a6e0f345e25")
+
+# (label, key, hash OID, digest, signature)
+RSA_PKCS1V15_SIGNATURE_VECTORS = (
+    (
+        "Wycheproof rsa_pkcs1_2048_sig_gen tcId 83 (SHA-256)",
+        _RSA_KEY,
+        _SHA256_OID,
+        _SHA256_TEST,
+        _h(
+            "264491e844c119f14e425c03282139a558dcdaeb82a4628173cd407fd319f907"
+            "6eaebc0dd87a1c22e4d17839096886d58a9d5b7f7aeb63efec56c45ac7bead42"
+            "03b6886e1faa90e028ec0ae094d46bf3f97efdd19045cfbc25a1abda2432639f"
+            "9876405c0d68f8edbf047c12a454f7681d5d5a2b54bd3723d193dbad4338baad"
+            "753264006e2d08931c4b8bb79aa1c9cad10eb6605f87c5831f6e2b08e002f9c6"
+            "f21141f5841d92727dd3e1d99c36bc560da3c9067df99fcaf818941f72588be3"
+            "3032bad22caf6704223bb114d575b6d02d9d222b580005d930e8f40cce9f672e"
+            "ebb634a20177d84351627964b83f2053d736a84ab1a005f63bd5ba943de6205c"
+        ),
+    ),
+)
+# (label, key, hash OID, digest, salt length, signature)
+RSA_PSS_VECTORS = (
+    (
+        "Wycheproof rsa_pss_2048_sha256_mgf1_32 tcId 3",
+        _RSA_KEY,
+        _SHA256_OID,
+        _SHA256_TEST,
+        32,
+        _h(
+            "401eb03cdb47ca88033e3030f6bdecbac8f5c8fc1dd6a13d23d379ed9a2b3098"
+            "91d13d74fea9d21d159b9e6d8f37efa2489962e24555f56dd434ff1d31ce4f9f"
+            "5abd3f22cbea8b691d6a11e44efb83e2bca155e6a164325e0fde2a8865afd5c9"
+            "f51161a9d615f62af7ec2e31b3e5ab649c164490d31d88cfae35b84aea792569"
+            "0f929a144b6d2f48e8fb894a52deecd1b9a6496990c4ecf1588699a42cacd10c"
+            "53af350514e4291ea9a058e77f101e32c1c0cefa61d945f7bc931f8bd19e7ba3"
+            "169358a60e5a8b0123bc3199b9fdcafe8e519c41ba675491a27b85e44ef2d772"
+            "77c10fe107293c8290186913bc9a99b640d8da041b64f31eab1d35920985f4a5"
+        ),
+    ),
+)
+# (label, key, hash OID, label, message, ciphertext)
+RSA_OAEP_VECTORS = (
+    (
+        "Wycheproof rsa_oaep_2048_sha256_mgf1sha256 tcId 9 (with a label)",
+        _RSA_KEY,
+        _SHA256_OID,
+        _h("000102030405060708090a0b0c0d0e0f10111213"),
+        b"123400",
+        _h(
+            "a0443ba434156d0b503ec662f5eb5b10e20ad0cb8233720ee187ba986e4811dd"
+            "312844d3edb26bfaf51b4b9268dc3c76072dd47c199d713c91824da23ff00481"
+            "ee69e9d4cc543120fc33b7244bf0c1ad5fdd1ae9cbada7fe9a70ad0afaaaad83"
+            "61e8dc4b3198ae661a84e275b60bf2ebb85e512da785d2fc3482294fa1196768"
+            "1d7bceffc08ce0e36f0a8af7fcfb1337186863c2c1c1b94c9ec9785cd3d94d15"
+            "437c23b775677f3d29a4c9e52f13398fd14661160e5868bca97625aa6c7ecb07"
+            "bbb479644def353f1f01a4c4100f9adb82c4f6a265a5ee962da58c3c042aa549"
+            "c9d2de3008e7448e0c4b9b4ac8f5e4d8629873909bb995ccc0825fe87d81d596"
+        ),
+    ),
+)
+
+# curve -> (label, d, x, y, hash OID, digest of b"sample", r || s): RFC 6979's deterministic k
+ECDSA_VECTORS = {}
+ECDSA_VECTORS["p256"] = (
+    (
+        "RFC 6979 A.2.5 P-256 SHA-256 sample",
+        _i("c9afa9d845ba75166b5c215767b1d6934e50c3db36e89b127b8a622b120f6721"),
+        _i("60fed4ba255a9d31c961eb74c6356d68c049b8923b61fa6ce669622e60f29fb6"),
+        _i("7903fe1008b8bc99a41ae9e95628bc64f2f1b20c2d7e9f5177a3c294d4462299"),
+        _SHA256_OID,
+        _h("af2bdbe1aa9b6ec1e2ade1d694f41fc71a831d0268e9891562113d8a62add1bf"),
+        _h(
+            "efd48b2aacb6a8fd1140dd9cd45e81d69d2c877b56aaf991c34d0ea84eaf3716"
+            "f7cb1c942d657c41d436c7a1b6e29f65f3e900dbb9aff4064dc4ab2f843acda8"
+        ),
+    ),
+)
+ECDSA_VECTORS["p384"] = (
+    (
+        "RFC 6979 A.2.6 P-384 SHA-384 sample",
+        _i(
+            "6b9d3dad2e1b8c1c05b19875b6659f4de23c3b667bf297ba9aa47740787137d8"
+            "96d5724e4c70a825f872c9ea60d2edf5"
+        ),
+        _i(
+            "ec3a4e415b4e19a4568618029f427fa5da9a8bc4ae92e02e06aae5286b300c64"
+            "def8f0ea9055866064a254515480bc13"
+        ),
+        _i(
+            "8015d9b72d7d57244ea8ef9ac0c621896708a59367f9dfb9f54ca84b3f1c9db1"
+            "288b231c3ae0d4fe7344fd2533264720"
+        ),
+        _SHA384_OID,
+        _h(
+            "9a9083505bc92276aec4be312696ef7bf3bf603f4bbd381196a029f340585312"
+            "313bca4a9b5b890efee42c77b1ee25fe"
+        ),
+        _h(
+            "94edbb92a5ecb8aad4736e56c691916b3f88140666ce9fa73d64c4ea95ad133c"
+            "81a648152e44acf96e36dd1e80fabe4699ef4aeb15f178cea1fe40db2603138f"
+            "130e740a19624526203b6351d0a3a94fa329c145786e679e7b82c71a38628ac8"
+        ),
+    ),
+)
+ECDSA_VECTORS["p521"] = (
+    (
+        "RFC 6979 A.2.7 P-521 SHA-512 sample",
+        _i(
+            "fad06daa62ba3b25d2fb40133da757205de67f5bb0018fee8c86e1b68c7e75ca"
+            "a896eb32f1f47c70855836a6d16fcc1466f6d8fbec67db89ec0c08b0e996b835"
+            "38"
+        ),
+        _i(
+            "01894550d0785932e00eaa23b694f213f8c3121f86dc97a04e5a7167db4e5bcd"
+            "371123d46e45db6b5d5370a7f20fb633155d38ffa16d2bd761dcac474b9a2f50"
+            "23a4"
+        ),
+        _i(
+            "493101c962cd4d2fddf782285e64584139c2f91b47f87ff82354d6630f746a28"
+            "a0db25741b5b34a828008b22acc23f924faafbd4d33f81ea66956dfeaa2bfdfc"
+            "f5"
+        ),
+        _SHA512_OID,
+        _h(
+            "39a5e04aaff7455d9850c605364f514c11324ce64016960d23d5dc57d3ffd8f4"
+            "9a739468ab8049bf18eef820cdb1ad6c9015f838556bc7fad4138b23fdf986c7"
+        ),
+        _h(
+            "00c328fafcbd79dd77850370c46325d987cb525569fb63c5d3bc53950e6d4c5f"
+            "174e25a1ee9017b5d450606add152b534931d7d4e8455cc91f9b15bf05ec36e3"
+            "77fa00617cce7cf5064806c467f678d3b4080d6f1cc50af26ca209417308281b"
+            "68af282623eaa63e5b5c0723d8b8c37ff0777b1a20f8ccb1dccc43997f1ee0e4"
+            "4da4a67a"
+        ),
+    ),
+)
+
+# (label, seed, public key, message, signature): RFC 8032 7.1 TEST 1 and 2, 7.4 "blank"
+ED25519_VECTORS = (
+    (
+        "RFC 8032 7.1 TEST 1",
+        _h("9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60"),
+        _h("d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a"),
+        b"",
+        _h(
+            "e5564300c360ac729086e2cc806e828a84877f1eb8e5d974d873e06522490155"
+            "5fb8821590a33bacc61e39701cf9b46bd25bf5f0595bbe24655141438e7a100b"
+        ),
+    ),
+    (
+        "RFC 8032 7.1 TEST 2",
+        _h("4ccd089b28ff96da9db6c346ec114e0f5b8a319f35aba624da8cf6ed4fb8a6fb"),
+        _h("3d4017c3e843895a92b70aa74d1b7ebc9c982ccf2ec4968cc0cd55f12af4660c"),
+        _h("72"),
+        _h(
+            "92a009a9f0d4cab8720e820b5f642540a2b27b5416503f8fb3762223ebdb69da"
+            "085ac1e43e15996e458f3613d0f11d8c387b2eaeb4302aeeb00d291612bb0c00"
+        ),
+    ),
+)
+ED448_VECTORS = (
+    (
+        "RFC 8032 7.4 blank",
+        _h(
+            "6c82a562cb808d10d632be89c8513ebf6c929f34ddfa8c9f63c9960ef6e348a3"
+            "528c8a3fcc2f044e39a3fc5b94492f8f032e7549a20098f95b"
+        ),
+        _h(
+            "5fd7449b59b461fd2ce787ec616ad46a1da1342485a70e1f8a0ea75d80e96778"
+            "edf124769b46c7061bd6783df1e50f6cd1fa1abeafe8256180"
+        ),
+        b"",
+        _h(
+            "533a37f6bbe457251f023c0d88f976ae2dfb504a843e34d2074fd823d41a591f"
+            "2b233f034f628281f2fd7a22ddd47d7828c59bd0a21bfd3980ff0d2028d4b18a"
+            "9df63e006c5d1c2d345b925d8dc00b4104852db99ac5c7cdda8530a113a0f4db"
+            "b61149f05a7363268c71d95808ff2e652600"
+        ),
+    ),
+)
+
+# (label, private d, peer x, peer y, shared x): CAVS KAS_ECC_CDH_PrimitiveTest, COUNT = 0
+ECDH_VECTORS = {
+    "p256": (
+        (
+            "CAVS ECC CDH P-256 COUNT 0",
+            _i("7d7dc5f71eb29ddaf80d6214632eeae03d9058af1fb6d22ed80badb62bc1a534"),
+            _i("700c48f77f56584c5cc632ca65640db91b6bacce3a4df6b42ce7cc838833d287"),
+            _i("db71e509e3fd9b060ddb20ba5c51dcc5948d46fbf640dfe0441782cab85fa4ac"),
+            _h("46fc62106420ff012e54a434fbdd2d25ccc5852060561e68040dd7778997bd7b"),
+        ),
+    ),
+    "p384": (
+        (
+            "CAVS ECC CDH P-384 COUNT 0",
+            _i(
+                "3cc3122a68f0d95027ad38c067916ba0eb8c38894d22e1b15618b6818a661774"
+                "ad463b205da88cf699ab4d43c9cf98a1"
+            ),
+            _i(
+                "a7c76b970c3b5fe8b05d2838ae04ab47697b9eaf52e764592efda27fe7513272"
+                "734466b400091adbf2d68c58e0c50066"
+            ),
+            _i(
+                "ac68f19f2e1cb879aed43a9969b91a0839c4c38a49749b661efedf243451915e"
+                "d0905a32b060992b468c64766fc8437a"
+            ),
+            _h(
+                "5f9d29dc5e31a163060356213669c8ce132e22f57c9a04f40ba7fcead493b457"
+                "e5621e766c40a2e3d4d6a04b25e533f1"
+            ),
+        ),
+    ),
+    "p521": (
+        (
+            "CAVS ECC CDH P-521 COUNT 0",
+            _i(
+                "0000017eecc07ab4b329068fba65e56a1f8890aa935e57134ae0ffcce8027351"
+                "51f4eac6564f6ee9974c5e6887a1fefee5743ae2241bfeb95d5ce31ddcb6f9ed"
+                "b4d6fc47"
+            ),
+            _i(
+                "000000685a48e86c79f0f0875f7bc18d25eb5fc8c0b07e5da4f4370f3a949034"
+                "0854334b1e1b87fa395464c60626124a4e70d0f785601d37c09870ebf1766668"
+                "77a2046d"
+            ),
+            _i(
+                "000001ba52c56fc8776d9e8f5db4f0cc27636d0b741bbe05400697942e80b739"
+                "884a83bde99e0f6716939e632bc8986fa18dccd443a348b6c3e522497955a4f3"
+                "c302f676"
+            ),
+            _h(
+                "005fc70477c3e63bc3954bd0df3ea0d1f41ee21746ed95fc5e1fdf90930d5e13"
+                "6672d72cc770742d1711c3c3a4c334a0ad9759436a4d3c5bf6e74b9578fac148"
+                "c831"
+            ),
+        ),
+    ),
+}
+# (label, private scalar, peer u, shared secret): RFC 7748 5.2, first vector of each
+X25519_VECTORS = (
+    (
+        "RFC 7748 5.2 X25519 #1",
+        _h("a546e36bf0527c9d3b16154b82465edd62144c0ac1fc5a18506a2244ba449ac4"),
+        _h("e6db6867583030db3594c1a424b15f7c726624ec26b3353b10a903a6d0ab1c4c"),
+        _h("c3da55379de9c6908e94ea4df28d084f32eccf03491c71f754b4075577a28552"),
+    ),
+)
+X448_VECTORS = (
+    (
+        "RFC 7748 5.2 X448 #1",
+        _h(
+            "3d262fddf9ec8e88495266fea19a34d28882acef045104d0d1aae121700a779c"
+            "984c24f8cdd78fbff44943eba368f54b29259a4f1c600ad3"
+        ),
+        _h(
+            "06fce640fa3487bfda5f6cf2d5263f8aad88334cbd07437f020f08f9814dc031"
+            "ddbdc38c19c6da2583fa5429db94ada18aa7a7fb4ef8a086"
+        ),
+        _h(
+            "ce3e4ff95a60dc6697da1db1d85e6afbdf79b50a2412d7546d5f239fe14fbaad"
+            "eb445fc66a01b0779d98223961111e21766282f73dd96b6f"
+        ),
+    ),
+)
+# (label, curve, field prime p, group order n, coefficient b): y^2 = x^3 - 3x + b, FIPS 186-4 D.1.2
+NIST_CURVE_PARAMETERS = (
+    (
+        "FIPS 186-4 D.1.2.3 P-256",
+        "p256",
+        _i("ffffffff00000001000000000000000000000000ffffffffffffffffffffffff"),
+        _i("ffffffff00000000ffffffffffffffffbce6faada7179e84f3b9cac2fc632551"),
+        _h("5ac635d8aa3a93e7b3ebbd55769886bc651d06b0cc53b0f63bce3c3e27d2604b"),
+    ),
+    (
+        "FIPS 186-4 D.1.2.4 P-384",
+        "p384",
+        _i(
+            "fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffe"
+            "ffffffff0000000000000000ffffffff"
+        ),
+        _i(
+            "ffffffffffffffffffffffffffffffffffffffffffffffffc7634d81f4372ddf"
+            "581a0db248b0a77aecec196accc52973"
+        ),
+        _h(
+            "b3312fa7e23ee7e4988e056be3f82d19181d9c6efe8141120314088f5013875a"
+            "c656398d8a2ed19d2a85c8edd3ec2aef"
+        ),
+    ),
+    (
+        "FIPS 186-4 D.1.2.5 P-521",
+        "p521",
+        (1 << 521) - 1,
+        _i(
+            "01ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff"
+            "fffa51868783bf2f966b7fcc0148f709a5d03bb5c9b8899c47aebb6fb71e9138"
+            "6409"
+        ),
+        _h(
+            "51953eb9618e1c9a1f929a21a0b68540eea2da725b99b315f3b8b489918ef109"
+            "e156193951ec7e937b1652c0bd3bb1bf073573df883d2c34f1ef451fd46b503f"
+            "00"
+        ),
+    ),
+)
+
+
+def _flip(data: bytes) -> bytes:
+    """``data`` with its last bit flipped: what a verification must reject."""
+    return data[:-1] + bytes([data[-1] ^ 1])
+
+
+def _rsa_keys(provider: Any, key: tuple) -> tuple[Any, Any]:
+    n, e, d, p, q = key
+    return provider.load_private(n, e, d, p, q, pow(p, -1, q)), provider.load_public(n, e)
+
+
+def check_rsa_pkcs1v15_signature(provider: Any, vectors: tuple) -> None:
+    """The published signature, made and verified; a tampered one rejected."""
+    for label, key, oid, digest, signature in vectors:
+        private, public = _rsa_keys(provider, key)
+        if provider.sign_pkcs1v15(private, digest, oid) != signature:
+            raise SelfCheckFailed("%s: wrong signature" % label)
+        if not provider.verify_pkcs1v15(public, signature, digest, oid):
+            raise SelfCheckFailed("%s: the signature was rejected" % label)
+        if provider.verify_pkcs1v15(public, _flip(signature), digest, oid):
+            raise SelfCheckFailed("%s: a tampered signature was accepted" % label)
+
+
+def check_rsa_pss(provider: Any, vectors: tuple) -> None:
+    """Verify-only vector (the salt is random); the provider's own signatures verify."""
+    for label, key, oid, digest, salt, signature in vectors:
+        private, public = _rsa_keys(provider, key)
+        if not provider.verify_pss(public, signature, digest, oid, salt):
+            raise SelfCheckFailed("%s: the signature was rejected" % label)
+        if provider.verify_pss(public, _flip(signature), digest, oid, salt):
+            raise SelfCheckFailed("%s: a tampered signature was accepted" % label)
+        if provider.verify_pss(public, signature, digest, oid, salt - 1):
+            raise SelfCheckFailed("%s: accepted with another salt length" % label)
+        made = provider.sign_pss(private, digest, oid, salt)
+        if made == signature or not provider.verify_pss(public, made, digest, oid, salt):
+            raise SelfCheckFailed("%s: a new signature is wrong" % label)
+        unsalted = provider.sign_pss(private, digest, oid, 0)
+        if unsalted != provider.sign_pss(private, digest, oid, 0):
+            raise SelfCheckFailed("%s: an unsalted signature is not deterministic" % label)
+
+
+def check_rsa_oaep(provider: Any, vectors: tuple) -> None:
+    """The published ciphertext decrypts; a new one round-trips; a tampered one fails."""
+    for label, key, oid, oaep_label, message, ciphertext in vectors:
+        private, public = _rsa_keys(provider, key)
+        if provider.decrypt_oaep(private, ciphertext, oid, oaep_label) != message:
+            raise SelfCheckFailed("%s: wrong plaintext" % label)
+        if provider.decrypt_oaep(private, _flip(ciphertext), oid, oaep_label) is not None:
+            raise SelfCheckFailed("%s: a tampered ciphertext decrypted" % label)
+        made = provider.encrypt_oaep(public, message, oid, oaep_label)
+        if made == ciphertext or provider.decrypt_oaep(private, made, oid, oaep_label) != message:
+            raise SelfCheckFailed("%s: a new ciphertext is wrong" % label)
+        if provider.decrypt_oaep(private, made, oid, b"") is not None:
+            raise SelfCheckFailed("%s: decrypted with the wrong label" % label)
+
+
+# (label, key, message, what decrypting the ciphertext must give)
+RSA_PKCS1V15_ENCRYPTION_VECTORS = (
+    ("RSA-2048 (Wycheproof's key), 6-byte message", _RSA_KEY, b"123400", b"123400"),
+)
+
+
+def check_rsa_pkcs1v15_encryption(provider: Any, vectors: tuple) -> None:
+    """Decrypted with the key's primes in Python: 00 02, non-zero padding, 00, the message."""
+    for label, key, message, expected in vectors:
+        n, e, d, p, q = key
+        public = provider.load_public(n, e)
+        size = (n.bit_length() + 7) // 8
+        made = provider.encrypt_pkcs1v15(public, message)
+        c = int.from_bytes(made, "big")
+        mp, mq = pow(c, d % (p - 1), p), pow(c, d % (q - 1), q)
+        encoded = (mq + q * ((mp - mq) * pow(q, -1, p) % p)).to_bytes(size, "big")
+        padding = encoded[2 : size - len(message) - 1]
+        if (
+            encoded[:2] != b"\x00\x02"
+            or 0 in padding
+            or encoded[-len(expected) - 1 :] != b"\x00" + expected
+        ):
+            raise SelfCheckFailed("%s: wrong PKCS#1 v1.5 encoding" % label)
+        if made == provider.encrypt_pkcs1v15(public, message):
+            raise SelfCheckFailed("%s: the padding is not random" % label)
+
+
+def check_rsa_keygen(provider: Any, vectors: tuple) -> None:
+    """The published key's primes assembled as pycryptodome does, then its published signature."""
+    for label, key, oid, digest, signature in vectors:
+        n, e, _d, p, q = key
+        assembled = provider.assemble(q, p, e, n.bit_length())
+        if assembled is None or assembled[0] != n or assembled[3:5] != (min(p, q), max(p, q)):
+            raise SelfCheckFailed("%s: wrong key assembly" % label)
+        n, e, d, p, q, u = assembled
+        if (e * d - 1) % (p - 1) or (e * d - 1) % (q - 1) or (p * u) % q != 1:
+            raise SelfCheckFailed("%s: inconsistent d or u" % label)
+        private = provider.load_private(n, e, d, p, q, u)
+        if provider.sign_pkcs1v15(private, digest, oid) != signature:
+            raise SelfCheckFailed("%s: the assembled key signs wrongly" % label)
+
+
+def check_ecdsa(provider: Any, vectors: tuple) -> None:
+    """RFC 6979's signature verifies, and is made where deterministic signing exists."""
+    for label, d, x, y, oid, digest, signature in vectors:
+        size = len(signature) // 2
+        r, s = int.from_bytes(signature[:size], "big"), int.from_bytes(signature[size:], "big")
+        private, public = provider.load_private(d), provider.load_public(x, y)
+        if not provider.verify(public, r, s, digest, oid):
+            raise SelfCheckFailed("%s: the signature was rejected" % label)
+        if provider.verify(public, r, s ^ 1, digest, oid):
+            raise SelfCheckFailed("%s: a tampered signature was accepted" % label)
+        if provider.deterministic:
+            made = provider.decode_der(provider.sign(private, digest, oid, True))
+            if made != (r, s):
+                raise SelfCheckFailed("%s: wrong deterministic signature" % label)
+        made = provider.decode_der(provider.sign(private, digest, oid, False))
+        if made == (r, s) or not provider.verify(public, made[0], made[1], digest, oid):
+            raise SelfCheckFailed("%s: a new signature is wrong" % label)
+
+
+def check_ecdh(provider: Any, vectors: tuple) -> None:
+    for label, d, x, y, shared in vectors:
+        if provider.exchange(provider.load_private(d), provider.load_public(x, y)) != shared:
+            raise SelfCheckFailed("%s: wrong shared secret" % label)
+
+
+def check_xdh(provider: Any, vectors: tuple) -> None:
+    for label, scalar, u, shared in vectors:
+        if provider.exchange(provider.load_private(scalar), provider.load_public(u)) != shared:
+            raise SelfCheckFailed("%s: wrong shared secret" % label)
+
+
+def check_eddsa(provider: Any, vectors: tuple) -> None:
+    for label, seed, encoded_public, message, signature in vectors:
+        private = provider.load_private(seed)
+        if provider.public_bytes(private) != encoded_public:
+            raise SelfCheckFailed("%s: wrong public key" % label)
+        if provider.sign(private, message) != signature:
+            raise SelfCheckFailed("%s: wrong signature" % label)
+        public = provider.load_public(encoded_public)
+        if not provider.verify(public, signature, message):
+            raise SelfCheckFailed("%s: the signature was rejected" % label)
+        if provider.verify(public, _flip(signature), message):
+            raise SelfCheckFailed("%s: a tampered signature was accepted" % label)
+
+
+def check_ecc_keygen(provider: Any, vectors: tuple) -> None:
+    """A new key on each curve: d in [1, n), and (x, y) on the curve."""
+    for label, curve, p, n, b in vectors:
+        d, x, y, _key = provider.generate(curve)
+        b = int.from_bytes(b, "big")
+        if not 0 < d < n or (y * y - (x * x * x - 3 * x + b)) % p:
+            raise SelfCheckFailed("%s: the new key is not on the curve" % label)
+
+
+KNOWN_ANSWERS.update(
+    {
+        "rsa-pkcs1v15-sign": (check_rsa_pkcs1v15_signature, RSA_PKCS1V15_SIGNATURE_VECTORS),
+        "rsa-pss": (check_rsa_pss, RSA_PSS_VECTORS),
+        "rsa-oaep": (check_rsa_oaep, RSA_OAEP_VECTORS),
+        "rsa-pkcs1v15-encrypt": (
+            check_rsa_pkcs1v15_encryption,
+            RSA_PKCS1V15_ENCRYPTION_VECTORS,
+        ),
+        "rsa-keygen": (check_rsa_keygen, RSA_PKCS1V15_SIGNATURE_VECTORS),
+        "ecdsa-p256": (check_ecdsa, ECDSA_VECTORS["p256"]),
+        "ecdsa-p384": (check_ecdsa, ECDSA_VECTORS["p384"]),
+        "ecdsa-p521": (check_ecdsa, ECDSA_VECTORS["p521"]),
+        "ecdh-p256": (check_ecdh, ECDH_VECTORS["p256"]),
+        "ecdh-p384": (check_ecdh, ECDH_VECTORS["p384"]),
+        "ecdh-p521": (check_ecdh, ECDH_VECTORS["p521"]),
+        "x25519": (check_xdh, X25519_VECTORS),
+        "x448": (check_xdh, X448_VECTORS),
+        "ed25519": (check_eddsa, ED25519_VECTORS),
+        "ed448": (check_eddsa, ED448_VECTORS),
+        "ecc-keygen": (check_ecc_keygen, NIST_CURVE_PARAMETERS),
+    }
+)
