@@ -24,6 +24,17 @@ _PATCHES = {
     "Protocol.KDF": "accel_agent.targets.pycryptodome.kdf:patch",
     "Cipher.ChaCha20": "accel_agent.targets.pycryptodome.chacha:patch_chacha20",
     "Cipher.ChaCha20_Poly1305": "accel_agent.targets.pycryptodome.chacha:patch_chacha20_poly1305",
+    # Public keys (issue 6). "Cipher.oaep" exists in pycryptodome 4.x only.
+    "PublicKey.RSA": "accel_agent.targets.pycryptodome.pubkey:patch_rsa",
+    "PublicKey.ECC": "accel_agent.targets.pycryptodome.pubkey:patch_ecc",
+    "Signature.pkcs1_15": "accel_agent.targets.pycryptodome.signature:patch_pkcs1_15",
+    "Signature.pss": "accel_agent.targets.pycryptodome.signature:patch_pss",
+    "Signature.DSS": "accel_agent.targets.pycryptodome.signature:patch_dss",
+    "Signature.eddsa": "accel_agent.targets.pycryptodome.signature:patch_eddsa",
+    "Cipher.PKCS1_OAEP": "accel_agent.targets.pycryptodome.rsa_cipher:patch_pkcs1_oaep",
+    "Cipher.oaep": "accel_agent.targets.pycryptodome.rsa_cipher:patch_oaep",
+    "Cipher.PKCS1_v1_5": "accel_agent.targets.pycryptodome.rsa_cipher:patch_pkcs1_v1_5",
+    "Protocol.DH": "accel_agent.targets.pycryptodome.dh:patch_dh",
 }
 
 

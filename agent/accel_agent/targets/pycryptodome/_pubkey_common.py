@@ -1,0 +1,89 @@
+"""What the public-key patches share: accelerated subclasses, ``new`` wrappers, hash lookup.
+
+pycryptodome's signature and RSA cipher objects (``PKCS115_SigScheme``,
+``PSS_SigScheme``, the DSS schemes, ``EdDSASigScheme``,
+``PKCS1OAEP_Cipher``, ``PKCS115_Cipher``) are made by their module's
+``new``, which validates the arguments and stores them on the object. The
+patch keeps all of that native: the patched ``new`` calls the original one
+and turns the object it returns into an instance of an *accelerated
+subclass* (``obj.__class__ = ...``: same attributes, same name, module and
+docstring, ``isinstance`` of the native class), whose methods serve plain
+calls through OpenSSL and hand anything else to the native method, which
+then raises pycryptodome's own errors.
+
+Patching ``new`` rather than the class attribute keeps the switch in one
+place per module: ``uninstall()`` puts the original ``new`` back, and an
+object made before stays what it is.
+"""
+
+from __future__ import annotations
+
+import functools
+import sys
+
+from accel_agent import patching
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from types import ModuleType
+    from typing import Any, Callable
+
+
+def accelerated_class(native_cls: type, methods: dict[str, Callable]) -> type:
+    """A subclass of ``native_cls`` overriding ``methods``, dressed as the native class."""
+    namespace = dict(methods)
+    namespace["__module__"] = native_cls.__module__
+    namespace["__qualname__"] = native_cls.__qualname__
+    namespace["__doc__"] = native_cls.__doc__
+    namespace["_accel_native_class"] = native_cls
+    cls = type(native_cls.__name__, (native_cls,), namespace)
+    for name, method in methods.items():
+        native_method = getattr(native_cls, name, None)
+        if native_method is not None:
+            functools.update_wrapper(method, native_method)
+    return cls
+
+
+def patch_new(module: ModuleType, classes: dict[type, type], name: str = "new") -> None:
+    """Make ``module.new`` return accelerated objects for the native classes in ``classes``."""
+    original_new = getattr(module, name)
+
+    def new(*args: Any, **kwargs: Any) -> Any:
+        obj = original_new(*args, **kwargs)
+        accelerated = classes.get(type(obj))
+        if accelerated is not None:
+            obj.__class__ = accelerated
+        return obj
+
+    functools.update_wrapper(new, original_new)
+    patching.patch_attribute(module, name, new)
+
+
+def default_random(module: ModuleType) -> Callable:
+    """The flavour's ``Random.get_random_bytes`` as it was when the agent patched.
+
+    A scheme whose random function is this one may take its randomness from
+    OpenSSL instead; any other function (the user's, or a replacement of
+    ``get_random_bytes`` installed by a test) is honoured by native code.
+    """
+    flavour = module.__name__.split(".", 1)[0]
+    return sys.modules[flavour + ".Random"].get_random_bytes
+
+
+def digest_and_oid(provider: Any, msg_hash: Any) -> tuple[bytes, str] | None:
+    """(digest, object identifier) of a pycryptodome hash object OpenSSL knows, else None.
+
+    Only the public hash-object API is used (``oid``, ``digest()``,
+    ``digest_size``), so accelerated hash objects serve as well as native ones.
+    """
+    try:
+        oid = msg_hash.oid
+        algorithm = provider.algorithm(oid)
+        if algorithm is None:
+            return None
+        digest = msg_hash.digest()
+    except Exception:  # noqa: BLE001 - not a hash object as expected: native decides
+        return None
+    if type(digest) is not bytes or len(digest) != algorithm.digest_size:
+        return None
+    return digest, oid

@@ -1,0 +1,196 @@
+"""A pycryptodome key's OpenSSL twin: made on first use, kept on the key object.
+
+pycryptodome's ``RsaKey`` and ``EccKey`` stay the user's objects (import,
+export, attributes, equality: all native). The first accelerated operation
+on a key converts it into the pyca/cryptography key with the same numbers
+and stores it in the key's own ``__dict__``, so it lives and dies with the
+key (never in a table that outlives it; the classes define ``__eq__``
+without ``__hash__``, so a ``WeakKeyDictionary`` could not hold them
+anyway). A key OpenSSL refuses (a size or exponent out of its limits,
+inconsistent components) is remembered as refused, and its operations stay
+native.
+
+Private and public twins are kept apart: signing uses the private scalar or
+seed, verifying uses the public point as the key object holds it (a key
+built with a private value *and* a point is not checked for consistency by
+pycryptodome, and its native code signs with one and verifies with the
+other).
+"""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+ATTRIBUTE = "_accel_agent_twins"
+
+
+class Twins:
+    """The twins of one key: None until made, False when OpenSSL refused."""
+
+    __slots__ = ("private", "public")
+
+    def __init__(self) -> None:
+        self.private: Any = None
+        self.public: Any = None
+
+
+def _twins(key: Any) -> Twins | None:
+    try:
+        namespace = key.__dict__
+    except AttributeError:  # a subclass with __slots__: no cache, no acceleration
+        return None
+    twins = namespace.get(ATTRIBUTE)
+    if twins is None:
+        twins = namespace.setdefault(ATTRIBUTE, Twins())
+    return twins
+
+
+def attach(key: Any, private: Any = None, public: Any = None) -> None:
+    """Give a key made through OpenSSL (a generated one) its twins at once."""
+    twins = _twins(key)
+    if twins is not None:
+        twins.private = private
+        twins.public = public
+
+
+def _made(twins: Twins, which: str, make) -> Any:
+    try:
+        twin = make()
+    except Exception:  # noqa: BLE001 - refused by OpenSSL, or not that kind of key
+        twin = False
+    setattr(twins, which, twin)
+    return twin
+
+
+# --------------------------------------------------------------------------- RSA
+
+
+def rsa_private(key: Any, provider: Any) -> Any:
+    """The OpenSSL private key of an ``RsaKey``, or None (public key, or refused)."""
+    twins = _twins(key)
+    if twins is None:
+        return None
+    twin = twins.private
+    if twin is None:
+        twin = _made(
+            twins,
+            "private",
+            lambda: provider.load_private(
+                int(key.n), int(key.e), int(key.d), int(key.p), int(key.q), int(key.u)
+            ),
+        )
+    return twin or None
+
+
+def rsa_public(key: Any, provider: Any) -> Any:
+    twins = _twins(key)
+    if twins is None:
+        return None
+    twin = twins.public
+    if twin is None:
+        twin = _made(twins, "public", lambda: provider.load_public(int(key.n), int(key.e)))
+    return twin or None
+
+
+# --------------------------------------------------------------------------- NIST curves
+
+
+def ec_private(key: Any, provider: Any) -> Any:
+    """The OpenSSL private key of a NIST-curve ``EccKey``, from its scalar ``d``."""
+    twins = _twins(key)
+    if twins is None:
+        return None
+    twin = twins.private
+    if twin is None:
+        twin = _made(twins, "private", lambda: provider.load_private(int(key.d)))
+    return twin or None
+
+
+def ec_public(key: Any, provider: Any) -> Any:
+    """The OpenSSL public key of a NIST-curve ``EccKey``, from the point it holds.
+
+    A private key whose point was never computed has the point d·G: the
+    private twin's public key is that point, without computing it in Python.
+    """
+    twins = _twins(key)
+    if twins is None:
+        return None
+    twin = twins.public
+    if twin is None:
+
+        def make() -> Any:
+            if key.__dict__.get("_point") is None and key.has_private():
+                private = ec_private(key, provider)
+                if private is not None:
+                    return private.public_key()
+            point = key.pointQ
+            return provider.load_public(int(point.x), int(point.y))
+
+        twin = _made(twins, "public", make)
+    return twin or None
+
+
+# --------------------------------------------------------------------------- EdDSA
+
+
+def eddsa_private(key: Any, provider: Any, encoded_public: bytes) -> Any:
+    """The OpenSSL private key of an Ed25519/Ed448 ``EccKey``, from its seed.
+
+    ``encoded_public`` is the public key pycryptodome signs with (the
+    encoding of the key's point): a key whose point does not belong to its
+    seed is refused, since native code would sign with that point.
+    """
+    twins = _twins(key)
+    if twins is None:
+        return None
+    twin = twins.private
+    if twin is None:
+
+        def make() -> Any:
+            private = provider.load_private(bytes(key.seed))
+            if provider.public_bytes(private) != bytes(encoded_public):
+                raise ValueError("the key's point is not its seed's")
+            return private
+
+        twin = _made(twins, "private", make)
+    return twin or None
+
+
+def eddsa_public(key: Any, provider: Any, encoded_public: bytes) -> Any:
+    twins = _twins(key)
+    if twins is None:
+        return None
+    twin = twins.public
+    if twin is None:
+        twin = _made(twins, "public", lambda: provider.load_public(bytes(encoded_public)))
+    return twin or None
+
+
+# --------------------------------------------------------------------------- X25519, X448
+
+
+def xdh_private(key: Any, provider: Any) -> Any:
+    twins = _twins(key)
+    if twins is None:
+        return None
+    twin = twins.private
+    if twin is None:
+        twin = _made(twins, "private", lambda: provider.load_private(bytes(key.seed)))
+    return twin or None
+
+
+def xdh_public(key: Any, provider: Any) -> Any:
+    """From the point's u coordinate, little-endian, as RFC 7748 encodes it."""
+    twins = _twins(key)
+    if twins is None:
+        return None
+    twin = twins.public
+    if twin is None:
+        twin = _made(
+            twins,
+            "public",
+            lambda: provider.load_public(int(key.pointQ.x).to_bytes(provider.key_size, "little")),
+        )
+    return twin or None

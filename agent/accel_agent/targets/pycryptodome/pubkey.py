@@ -1,0 +1,122 @@
+"""``Crypto.PublicKey.RSA.generate`` and ``Crypto.PublicKey.ECC.generate`` through OpenSSL.
+
+The keys returned are pycryptodome's own ``RsaKey`` and ``EccKey``, built
+from OpenSSL's numbers the way the native generators build theirs, with
+their OpenSSL twins attached (see :mod:`._pubkey_twins`), so the first
+operation does not convert them again.
+
+* ``RSA.generate(bits, randfunc=None, e=65537)``: even sizes from 1024 to
+  16384 bits and ``e`` of 3 or 65537 (what OpenSSL generates). The numbers
+  follow pycryptodome's conventions (p < q, u = p^-1 mod q,
+  d = e^-1 mod lcm(p-1, q-1)) and meet its generator's conditions
+  (:meth:`accel_agent.providers.rsa.RsaProvider.generate`).
+* ``ECC.generate(curve=...)`` on P-256, P-384 and P-521 (any of their
+  names). Ed25519, Ed448, X25519 and X448 keys are a random seed from
+  which pycryptodome derives everything: they stay native, which is as fast.
+
+A ``randfunc`` given by the user is always honoured: the call is native.
+"""
+
+from __future__ import annotations
+
+import functools
+
+from accel_agent import patching, registry
+from accel_agent.targets.pycryptodome import _pubkey_twins as twins
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from types import ModuleType
+    from typing import Any
+
+_RSA_PARAMETERS = ("bits", "randfunc", "e")
+NIST_CURVES = {"NIST P-256": "p256", "NIST P-384": "p384", "NIST P-521": "p521"}
+
+
+def _rsa_arguments(args: tuple, kwargs: dict) -> tuple[int, int] | None:
+    """(bits, e) when ``generate`` was called with OpenSSL's kind of arguments, else None."""
+    if len(args) > len(_RSA_PARAMETERS) or not kwargs.keys() <= set(_RSA_PARAMETERS):
+        return None
+    values = dict(zip(_RSA_PARAMETERS, args))
+    for name, value in kwargs.items():
+        if name in values:
+            return None  # given twice: native raises its TypeError
+        values[name] = value
+    bits, e = values.get("bits"), values.get("e", 65537)
+    if values.get("randfunc") is not None or type(bits) is not int or type(e) is not int:
+        return None
+    return bits, e
+
+
+def patch_rsa(module: ModuleType) -> None:
+    """Install ``RSA.generate`` through OpenSSL."""
+    original_generate = module.generate
+    slot = registry.slot("rsa-keygen")
+
+    def generate(*args: Any, **kwargs: Any) -> Any:
+        arguments = _rsa_arguments(args, kwargs)
+        provider = arguments is not None and slot.get()
+        if provider:
+            try:
+                generated = provider.generate(*arguments)
+            except Exception:  # noqa: BLE001 - a size or exponent OpenSSL does not make
+                generated = None
+            if generated is not None:
+                n, e, d, p, q, u, private = generated
+                integer = module.Integer
+                key = module.RsaKey(
+                    n=integer(n), e=integer(e), d=integer(d), p=integer(p), q=integer(q),
+                    u=integer(u),
+                )  # fmt: skip
+                twins.attach(key, private, private.public_key())
+                slot.calls += 1
+                return key
+        return original_generate(*args, **kwargs)
+
+    functools.update_wrapper(generate, original_generate)
+    patching.patch_attribute(module, "generate", generate)
+
+
+def patch_ecc(module: ModuleType) -> None:
+    """Install ``ECC.generate`` through OpenSSL for the NIST curves."""
+    original_generate = module.generate
+    slot = registry.slot("ecc-keygen")
+
+    def generate(*args: Any, **kwargs: Any) -> Any:
+        curve = kwargs.get("curve")
+        if (
+            not args
+            and kwargs.get("randfunc") is None
+            and kwargs.keys() <= {"curve", "randfunc"}
+            and type(curve) is str
+        ):
+            label = _nist_label(module, curve)
+            provider = label and slot.get()
+            if provider:
+                key = _generate_ecc(module, provider, label, curve)
+                if key is not None:
+                    slot.calls += 1
+                    return key
+        return original_generate(*args, **kwargs)
+
+    functools.update_wrapper(generate, original_generate)
+    patching.patch_attribute(module, "generate", generate)
+
+
+def _nist_label(module: ModuleType, curve: str) -> str | None:
+    """ "p256", "p384" or "p521" for any name pycryptodome gives these curves, else None."""
+    try:
+        canonical = module._curves[curve].canonical
+    except Exception:  # noqa: BLE001 - an unknown name: native raises its error
+        return None
+    return NIST_CURVES.get(canonical)
+
+
+def _generate_ecc(module: ModuleType, provider: Any, label: str, curve: str) -> Any:
+    try:
+        d, x, y, private = provider.generate(label)
+        key = module.EccKey(curve=curve, d=d, point=module.EccPoint(x, y, curve))
+    except Exception:  # noqa: BLE001
+        return None
+    twins.attach(key, private, private.public_key())
+    return key

@@ -1,0 +1,333 @@
+"""``Crypto.Signature.{pkcs1_15, pss, DSS, eddsa}`` served by OpenSSL.
+
+Each module's ``new`` returns an accelerated subclass of the native scheme
+(see :mod:`._pubkey_common`). What goes to OpenSSL, and why it is exact:
+
+* **Signing** goes to OpenSSL only where the result is the one native code
+  would give: PKCS#1 v1.5, RFC 6979 ECDSA and pure EdDSA are deterministic
+  and byte-identical; PSS (with MGF1 over the message's hash) and ECDSA
+  ``fips-186-3``/``sec1`` are randomized, so OpenSSL draws the salt or
+  nonce, which is done only when the scheme uses pycryptodome's default
+  random source (a ``randfunc`` given by the user is honoured natively).
+  ``low_s`` (4.x) is applied to OpenSSL's signature as native code applies
+  it to its own.
+* **Verifying**: a signature OpenSSL accepts is one native code accepts
+  (each scheme's argument is in its method); OpenSSL's verdict "invalid"
+  is never turned into an exception here: the native method then judges
+  the signature again and raises its own ``ValueError`` with its own
+  message (or accepts what only pycryptodome accepts, like a PKCS#1 v1.5
+  ``DigestInfo`` without NULL parameters, or a signature valid under
+  EdDSA's cofactored equation only). A failed verification thus costs
+  OpenSSL's time plus native's; a valid one costs OpenSSL's.
+* Anything else (a hash OpenSSL does not know, a custom mask function,
+  EdDSA pre-hashed or with a context, DSA keys, secp256k1, a key OpenSSL
+  refuses, an exception from OpenSSL) is served natively.
+
+Verification is constant-time where native is: OpenSSL compares the
+encodings; none of these operations handle secrets besides signing.
+"""
+
+from __future__ import annotations
+
+from accel_agent import registry
+from accel_agent.targets.pycryptodome import _buffers
+from accel_agent.targets.pycryptodome import _pubkey_twins as twins
+from accel_agent.targets.pycryptodome._pubkey_common import (
+    accelerated_class,
+    default_random,
+    digest_and_oid,
+    patch_new,
+)
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from types import ModuleType
+    from typing import Any
+
+# pycryptodome's canonical curve names -> primitives
+ECDSA_PRIMITIVES = {
+    "NIST P-256": "ecdsa-p256",
+    "NIST P-384": "ecdsa-p384",
+    "NIST P-521": "ecdsa-p521",
+}
+EDDSA_PRIMITIVES = {"Ed25519": "ed25519", "Ed448": "ed448"}
+
+
+def _plain_bytes(data: Any) -> bytes | None:
+    """``data`` as bytes when it is a plain buffer (bytes, bytearray, byte memoryview)."""
+    if type(data) is bytes:
+        return data
+    if _buffers.is_plain(data):
+        return bytes(data)
+    return None
+
+
+# --------------------------------------------------------------------------- PKCS#1 v1.5
+
+
+def patch_pkcs1_15(module: ModuleType) -> None:
+    """``pkcs1_15.new`` returns a scheme whose sign/verify go to OpenSSL."""
+    native_cls = module.PKCS115_SigScheme
+    native_sign, native_verify = native_cls.sign, native_cls.verify
+    slot = registry.slot("rsa-pkcs1v15-sign")
+
+    def sign(self: Any, msg_hash: Any) -> bytes:
+        # Deterministic: OpenSSL's signature is byte for byte native's. A key
+        # too small for the DigestInfo makes OpenSSL raise; native then raises
+        # its own TypeError.
+        provider = slot.get()
+        if provider is not None:
+            found = digest_and_oid(provider, msg_hash)
+            private = found and twins.rsa_private(self._key, provider)
+            if private:
+                try:
+                    signature = provider.sign_pkcs1v15(private, found[0], found[1])
+                except Exception:  # noqa: BLE001 - native decides
+                    signature = None
+                if signature is not None:
+                    slot.calls += 1
+                    return signature
+        return native_sign(self, msg_hash)
+
+    def verify(self: Any, msg_hash: Any, signature: Any) -> None:
+        # OpenSSL accepts exactly EM = 00 01 FF..FF 00 DigestInfo(with NULL):
+        # the first encoding native code compares with.
+        provider = slot.get()
+        if provider is not None:
+            data = _plain_bytes(signature)
+            found = data is not None and digest_and_oid(provider, msg_hash)
+            public = found and twins.rsa_public(self._key, provider)
+            if public and len(data) == self._key.size_in_bytes():
+                try:
+                    valid = provider.verify_pkcs1v15(public, data, found[0], found[1])
+                except Exception:  # noqa: BLE001
+                    valid = False
+                if valid:
+                    slot.calls += 1
+                    return None
+        return native_verify(self, msg_hash, signature)
+
+    accelerated = accelerated_class(native_cls, {"sign": sign, "verify": verify})
+    patch_new(module, {native_cls: accelerated})
+
+
+# --------------------------------------------------------------------------- PSS
+
+
+def patch_pss(module: ModuleType) -> None:
+    """``pss.new`` returns a scheme whose sign/verify go to OpenSSL (MGF1 over the same hash)."""
+    native_cls = module.PSS_SigScheme
+    native_sign, native_verify = native_cls.sign, native_cls.verify
+    slot = registry.slot("rsa-pss")
+    random_default = default_random(module)
+
+    def _salt(self: Any, msg_hash: Any) -> int | None:
+        salt = self._saltLen
+        if salt is None:
+            salt = msg_hash.digest_size
+        return salt if type(salt) is int and salt >= 0 else None
+
+    def sign(self: Any, msg_hash: Any) -> bytes:
+        provider = slot.get()
+        if provider is not None and self._mgfunc is None and self._randfunc is random_default:
+            found = digest_and_oid(provider, msg_hash)
+            salt = found and _salt(self, msg_hash)
+            private = salt is not None and found and twins.rsa_private(self._key, provider)
+            if private:
+                try:
+                    signature = provider.sign_pss(private, found[0], found[1], salt)
+                except Exception:  # noqa: BLE001 - e.g. salt too long for the key: native raises
+                    signature = None
+                if signature is not None:
+                    slot.calls += 1
+                    return signature
+        return native_sign(self, msg_hash)
+
+    def verify(self: Any, msg_hash: Any, signature: Any) -> None:
+        # OpenSSL accepts an encoding with the 0xBC trailer, clear top bits,
+        # PS zeros and 0x01 before exactly ``salt`` bytes of salt, and
+        # H = Hash(0^8 || mHash || salt): what native's EMSA-PSS-VERIFY checks.
+        provider = slot.get()
+        if provider is not None and self._mgfunc is None:
+            data = _plain_bytes(signature)
+            found = data is not None and digest_and_oid(provider, msg_hash)
+            salt = found and _salt(self, msg_hash)
+            public = salt is not None and found and twins.rsa_public(self._key, provider)
+            if public and len(data) == self._key.size_in_bytes():
+                try:
+                    valid = provider.verify_pss(public, data, found[0], found[1], salt)
+                except Exception:  # noqa: BLE001
+                    valid = False
+                if valid:
+                    slot.calls += 1
+                    return None
+        return native_verify(self, msg_hash, signature)
+
+    accelerated = accelerated_class(native_cls, {"sign": sign, "verify": verify})
+    patch_new(module, {native_cls: accelerated})
+
+
+# --------------------------------------------------------------------------- DSS (ECDSA)
+
+
+def patch_dss(module: ModuleType) -> None:
+    """``DSS.new`` returns ECDSA schemes on P-256/384/521 whose sign/verify go to OpenSSL.
+
+    DSA keys and secp256k1 keep their native schemes (the subclass serves
+    only the curves it has a primitive for).
+    """
+    slots = {curve: registry.slot(name) for curve, name in ECDSA_PRIMITIVES.items()}
+    classes = {}
+    for class_name, deterministic in (
+        ("DeterministicDsaSigScheme", True),
+        ("FipsEcDsaSigScheme", False),
+    ):
+        native_cls = getattr(module, class_name)
+        methods = _dss_methods(native_cls, slots, deterministic)
+        classes[native_cls] = accelerated_class(native_cls, methods)
+    patch_new(module, classes)
+
+
+def _dss_methods(native_cls: type, slots: dict, deterministic: bool) -> dict:
+    native_sign, native_verify = native_cls.sign, native_cls.verify
+
+    def sign(self: Any, msg_hash: Any) -> bytes:
+        slot = slots.get(getattr(self._key, "curve", None))
+        provider = slot and slot.get()
+        if provider and (provider.deterministic if deterministic else self._randfunc is None):
+            signature = _ecdsa_sign(self, provider, msg_hash, deterministic)
+            if signature is not None:
+                slot.calls += 1
+                return signature
+        return native_sign(self, msg_hash)
+
+    def verify(self: Any, msg_hash: Any, signature: Any) -> bool:
+        slot = slots.get(getattr(self._key, "curve", None))
+        provider = slot and slot.get()
+        if provider and _ecdsa_verify(self, provider, msg_hash, signature):
+            slot.calls += 1
+            return False  # what native's verify returns for a valid signature
+        return native_verify(self, msg_hash, signature)
+
+    return {"sign": sign, "verify": verify}
+
+
+def _ecdsa_sign(self: Any, provider: Any, msg_hash: Any, deterministic: bool) -> bytes | None:
+    """OpenSSL's signature in the scheme's encoding, or None for "native"."""
+    # The checks native's sign makes first (a private key, a hash strong
+    # enough for FIPS modes) decide natively: their errors are native's.
+    if not self._valid_hash(msg_hash):
+        return None
+    found = digest_and_oid(provider, msg_hash)
+    private = found and twins.ec_private(self._key, provider)
+    if not private:
+        return None
+    try:
+        der = provider.sign(private, found[0], found[1], deterministic)
+        r, s = provider.decode_der(der)
+    except Exception:  # noqa: BLE001
+        return None
+    if getattr(self, "_low_s", False) and s > self._max_low_s:  # pycryptodome 4.x
+        s = int(self._order) - s
+        der = None
+    if self._encoding == "binary":
+        size = self._order_bytes
+        return r.to_bytes(size, "big") + s.to_bytes(size, "big")
+    return der if der is not None else provider.encode_der(r, s)
+
+
+def _ecdsa_verify(self: Any, provider: Any, msg_hash: Any, signature: Any) -> bool:
+    """True when OpenSSL accepts the signature and native code would too.
+
+    Native code checks the encoding (binary length, strict DER), 0 < r, s
+    < n, low-s (4.x), and the ECDSA equation with z from the leftmost
+    bytes of the digest (for these curves, the same as OpenSSL's leftmost
+    bits). A DER signature goes to OpenSSL only when re-encoding its (r, s)
+    gives it back byte for byte, so both sides read the same integers.
+    """
+    data = _plain_bytes(signature)
+    if data is None or not self._valid_hash(msg_hash):
+        return False
+    found = digest_and_oid(provider, msg_hash)
+    if not found:
+        return False
+    if self._encoding == "binary":
+        size = self._order_bytes
+        if len(data) != 2 * size:
+            return False
+        r = int.from_bytes(data[:size], "big")
+        s = int.from_bytes(data[size:], "big")
+    else:
+        try:
+            r, s = provider.decode_der(data)
+            if provider.encode_der(r, s) != data:
+                return False
+        except Exception:  # noqa: BLE001 - not DER: native's message
+            return False
+    order = int(self._order)
+    if not (0 < r < order and 0 < s < order):
+        return False
+    if getattr(self, "_low_s", False) and s > self._max_low_s:
+        return False
+    public = twins.ec_public(self._key, provider)
+    if not public:
+        return False
+    try:
+        return provider.verify(public, r, s, found[0], found[1])
+    except Exception:  # noqa: BLE001
+        return False
+
+
+# --------------------------------------------------------------------------- EdDSA
+
+
+def patch_eddsa(module: ModuleType) -> None:
+    """``eddsa.new`` returns a scheme whose pure Ed25519/Ed448 sign/verify go to OpenSSL.
+
+    Pure EdDSA with an empty context is RFC 8032's Ed25519 and Ed448
+    exactly, which is what OpenSSL offers; the pre-hashed variants
+    (a SHA-512 or SHAKE256 object) and contexts stay native.
+    """
+    native_cls = module.EdDSASigScheme
+    native_sign, native_verify = native_cls.sign, native_cls.verify
+    slots = {curve: registry.slot(name) for curve, name in EDDSA_PRIMITIVES.items()}
+
+    def sign(self: Any, msg_or_hash: Any) -> bytes:
+        slot = slots.get(self._key.curve)
+        provider = slot and slot.get()
+        if provider and not self._context:
+            message = _plain_bytes(msg_or_hash)
+            private = message is not None and twins.eddsa_private(self._key, provider, self._A)
+            if private:
+                try:
+                    signature = provider.sign(private, message)
+                except Exception:  # noqa: BLE001
+                    signature = None
+                if signature is not None:
+                    slot.calls += 1
+                    return signature
+        return native_sign(self, msg_or_hash)
+
+    def verify(self: Any, msg_or_hash: Any, signature: Any) -> None:
+        # OpenSSL accepts when R == encode([s]B - [k]A) with s < L: then
+        # [8s]B == [8]R + [8k]A, native's (cofactored) equation, and R is a
+        # canonical encoding native decodes. OpenSSL rejects some signatures
+        # native accepts (small-order components): native judges those.
+        slot = slots.get(self._key.curve)
+        provider = slot and slot.get()
+        if provider and not self._context:
+            message = _plain_bytes(msg_or_hash)
+            data = message is not None and _plain_bytes(signature)
+            if data and len(data) == provider.signature_size:
+                public = twins.eddsa_public(self._key, provider, self._A)
+                try:
+                    valid = bool(public) and provider.verify(public, data, message)
+                except Exception:  # noqa: BLE001
+                    valid = False
+                if valid:
+                    slot.calls += 1
+                    return None
+        return native_verify(self, msg_or_hash, signature)
+
+    accelerated = accelerated_class(native_cls, {"sign": sign, "verify": verify})
+    patch_new(module, {native_cls: accelerated})
