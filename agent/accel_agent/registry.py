@@ -83,6 +83,8 @@ class Slot:
 
     def __init__(self, name: str) -> None:
         self.name = name
+        # _UNRESOLVED until the first use decides; hot paths may read it
+        # directly and call get() only while it is _UNRESOLVED.
         self._provider: object = _UNRESOLVED
         self.calls = 0
 

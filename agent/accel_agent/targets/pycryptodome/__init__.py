@@ -21,6 +21,7 @@ _PATCHES = {
     },
     "Hash.HMAC": "accel_agent.targets.pycryptodome.hmac:patch",
     "Hash.CMAC": "accel_agent.targets.pycryptodome.cmac:patch",
+    "Hash.Poly1305": "accel_agent.targets.pycryptodome.poly1305:patch",
     "Protocol.KDF": "accel_agent.targets.pycryptodome.kdf:patch",
     "Cipher.ChaCha20": "accel_agent.targets.pycryptodome.chacha:patch_chacha20",
     "Cipher.ChaCha20_Poly1305": "accel_agent.targets.pycryptodome.chacha:patch_chacha20_poly1305",

@@ -47,6 +47,7 @@ _AFTER_ENCRYPT = frozenset((ENCRYPT, DIGEST))
 _AFTER_DECRYPT = frozenset((DECRYPT, VERIFY))
 _AFTER_DIGEST = frozenset((DIGEST,))
 _AFTER_VERIFY = frozenset((VERIFY,))
+_WITH_TWIN = frozenset()  # a native twin decides everything from now on
 
 
 class GcmCipher:
@@ -58,9 +59,10 @@ class GcmCipher:
     """
 
     block_size = BLOCK_SIZE
-    _fresh = True  # nothing but associated data so far: no context, no tag, no twin
     _twin = None  # the native GcmMode serving every call, once there is one
-    _next = _INITIAL  # what pycryptodome would allow next
+    # What pycryptodome would allow next. While it is _INITIAL the object is
+    # fresh (associated data at most: no context, no tag, no twin).
+    _next = _INITIAL
     _aad: list[bytes] | tuple = ()  # associated data not yet given to OpenSSL
     _auth_len = 0
     _msg_len = 0
@@ -71,12 +73,17 @@ class GcmCipher:
     _kept_size = 0
     _shadow = None  # an encryptor fed with the plaintext, past PLAINTEXT_KEPT_LIMIT
 
-    def __init__(self, backing: Any, provider: Any, key: bytes, nonce: bytes, mac_len: int) -> None:
+    _mac_len = 16
+
+    def __init__(
+        self, backing: Any, provider: Any, key: bytes, nonce: bytes, mac_len: int = 16
+    ) -> None:
         self._backing = backing
         self._provider = provider
         self._key = key
         self.nonce = nonce
-        self._mac_len = mac_len
+        if mac_len != 16:
+            self._mac_len = mac_len
 
     # -- twins -------------------------------------------------------------
 
@@ -88,13 +95,13 @@ class GcmCipher:
     def _become_native(self) -> Any:
         """Hand the rest of this message to a native twin (only before any data was processed)."""
         if self._twin is None:
-            self._fresh = False
             twin = self._new_native()
             for chunk in self._aad:
                 twin.update(chunk)
             twin._auth_len = self._auth_len  # the counts native checks its limits against
             twin._msg_len = self._msg_len
             self._twin = twin
+            self._next = _WITH_TWIN
         return self._twin
 
     def _native_verdict(self, method: str, *args: Any, **kwargs: Any) -> Any:
@@ -121,7 +128,6 @@ class GcmCipher:
             self._auth_len + len(assoc_data) > SMALLEST_AAD_LIMIT
         ):
             self._become_native().update(assoc_data)
-            self._next = _AFTER_UPDATE
             return self
         self._next = _AFTER_UPDATE
         if not self._aad:
@@ -137,7 +143,6 @@ class GcmCipher:
             context = self._provider.decryptor(self._key, self.nonce)
         for chunk in self._aad:
             context.authenticate_additional_data(chunk)
-        self._fresh = False
         self._context = context
         return context
 
@@ -149,7 +154,7 @@ class GcmCipher:
         if ENCRYPT not in self._next:
             return self._native_verdict(ENCRYPT, plaintext, output=output)
         if not _buffers.servable(plaintext, output):
-            if self._fresh:
+            if self._next is _INITIAL:
                 self._next = _AFTER_ENCRYPT
                 return self._become_native().encrypt(plaintext, output=output)
             # Mid-message, only an error can be left to native; if native
@@ -182,17 +187,18 @@ class GcmCipher:
 
     def encrypt_and_digest(self, plaintext: Any, output: Any = None) -> tuple[Any, bytes]:
         if (
-            self._fresh
+            self._next is _INITIAL
             and output is None
             and type(plaintext) is bytes
             and len(plaintext) <= ONE_SHOT_LIMIT
+            and not self._msg_len  # a count set from outside: let encrypt() judge the limit
         ):
             sealed = self._provider.one_shot(self._key).encrypt(
                 self.nonce, plaintext, b"".join(self._aad) if self._aad else None
             )
-            self._fresh = False
+            # After digest() only digest() may follow, so the message length
+            # (kept for the limit checks of later calls) is not needed any more.
             self._next = _AFTER_DIGEST
-            self._msg_len += len(plaintext)
             tag = sealed[-16:]
             self._tag = tag = tag if self._mac_len == 16 else tag[: self._mac_len]
             self._backing.slot.calls += 1
@@ -207,7 +213,7 @@ class GcmCipher:
         if DECRYPT not in self._next:
             return self._native_verdict(DECRYPT, ciphertext, output=output)
         if not _buffers.servable(ciphertext, output):
-            if self._fresh:
+            if self._next is _INITIAL:
                 self._next = _AFTER_DECRYPT
                 return self._become_native().decrypt(ciphertext, output=output)
             # Mid-message, only an error can be left to native; if native
@@ -249,18 +255,17 @@ class GcmCipher:
 
     def decrypt_and_verify(self, ciphertext: Any, received_mac_tag: Any, output: Any = None) -> Any:
         if (
-            self._fresh
+            self._next is _INITIAL
             and output is None
             and self._mac_len == 16
             and type(ciphertext) is bytes
             and len(ciphertext) <= ONE_SHOT_LIMIT
+            and not self._msg_len
             and type(received_mac_tag) is bytes
             and len(received_mac_tag) == 16
         ):
             aad = b"".join(self._aad) if self._aad else None
-            self._fresh = False
             self._next = _AFTER_VERIFY
-            self._msg_len += len(ciphertext)
             self._backing.slot.calls += 1
             try:
                 plaintext = self._provider.one_shot(self._key).decrypt(

@@ -80,7 +80,7 @@ class EcbCipher(_AesMode):
 
     _encryptor = None
     _decryptor = None
-    native_from = sys.maxsize  # set per process from calibration
+    _native_from = sys.maxsize  # set per process from calibration
 
     def _build_twin(self) -> Any:
         return self._backing.native_new(self._key, MODE_ECB)
@@ -88,7 +88,7 @@ class EcbCipher(_AesMode):
     def encrypt(self, plaintext: Any, output: Any = None) -> bytes | None:
         if (
             not _buffers.servable(plaintext, output, BLOCK_SIZE)
-            or len(plaintext) >= self.native_from
+            or len(plaintext) >= self._native_from
         ):
             return self._switch_to_twin().encrypt(plaintext, output=output)
         if self._encryptor is None:
@@ -99,7 +99,7 @@ class EcbCipher(_AesMode):
     def decrypt(self, ciphertext: Any, output: Any = None) -> bytes | None:
         if (
             not _buffers.servable(ciphertext, output, BLOCK_SIZE)
-            or len(ciphertext) >= self.native_from
+            or len(ciphertext) >= self._native_from
         ):
             return self._switch_to_twin().decrypt(ciphertext, output=output)
         if self._decryptor is None:
@@ -119,8 +119,10 @@ class _StreamingMode(_AesMode):
     _context = None
     _position = 0
     _unit = 1  # the input length must be a multiple of this (CBC: 16)
+    _limit = sys.maxsize  # bytes OpenSSL can serve in this stream (CTR: until the counter wraps)
+    _keeps_tails = True  # whether _record() keeps what a twin would need (CTR needs nothing)
     # A first call this long means a stream native serves faster (CFB-8).
-    native_from = sys.maxsize
+    _native_from = sys.maxsize
 
     def encrypt(self, plaintext: Any, output: Any = None) -> bytes | None:
         return self._process(ENCRYPT, plaintext, output)
@@ -129,19 +131,26 @@ class _StreamingMode(_AesMode):
         return self._process(DECRYPT, ciphertext, output)
 
     def _process(self, direction: str, data: Any, output: Any) -> bytes | None:
-        if self._twin is None and self._direction in (None, direction):
-            if _buffers.servable(data, output, self._unit) and self._can_serve(len(data)):
-                if self._context is None:
-                    if len(data) >= self.native_from:
+        current = self._direction
+        if self._twin is None and (current is direction or current is None):
+            # bytes without output= is by far the most common call: checked inline.
+            if (output is None and type(data) is bytes) or _buffers.servable(data, output):
+                length = len(data)
+                if not length % self._unit and self._position + length <= self._limit:
+                    context = self._context
+                    if context is None:
                         self._direction = direction
-                        return getattr(self._switch_to_twin(), direction)(data, output=output)
-                    self._direction = direction
-                    self._context = self._open(direction)
-                result = self._context.update(data)
-                self._record(data, result, direction)
-                self._position += len(data)
-                self._backing.slot.calls += 1
-                return _buffers.deliver(result, output)
+                        if length >= self._native_from:
+                            return getattr(self._switch_to_twin(), direction)(data, output=output)
+                        context = self._context = self._open(direction)
+                    result = context.update(data)
+                    if self._keeps_tails:
+                        self._record(data, result, direction)
+                    self._position += length
+                    self._backing.slot.calls += 1
+                    if output is None:
+                        return result
+                    return _buffers.deliver(result, output)
             # pycryptodome fixes the direction before it validates the input.
             self._direction = direction
         twin = self._switch_to_twin()
@@ -152,9 +161,6 @@ class _StreamingMode(_AesMode):
         if self._direction is not None:
             self._catch_up(twin, getattr(twin, self._direction))
         return twin
-
-    def _can_serve(self, length: int) -> bool:
-        return True
 
     def _open(self, direction: str) -> Any:
         raise NotImplementedError
@@ -197,7 +203,7 @@ class CbcCipher(_StreamingMode):
 class CfbCipher(_StreamingMode):
     """pycryptodome's ``CfbMode`` for 8- and 128-bit segments (any input length)."""
 
-    cfb8_native_from = sys.maxsize  # set per process from calibration
+    _cfb8_native_from = sys.maxsize  # set per process from calibration
 
     def __init__(
         self, backing: Any, provider: Any, key: bytes, iv: bytes, segment_size: int
@@ -206,7 +212,7 @@ class CfbCipher(_StreamingMode):
         self.iv = self.IV = iv
         self._segment_size = segment_size
         if segment_size == 8:
-            self.native_from = self.cfb8_native_from
+            self._native_from = self._cfb8_native_from
         self._plaintext_tail = _Tail()
         self._ciphertext_tail = _Tail(iv)
 
@@ -285,12 +291,10 @@ class CtrCipher(_StreamingMode):
         self.nonce = nonce
         self._counter_start = counter_start
         self._counter_len = BLOCK_SIZE - len(nonce)
-        # counter blocks usable before the field wraps (pycryptodome goes on, OpenSSL carries)
-        self._blocks_left = (1 << (8 * self._counter_len)) - counter_start
+        # bytes usable before the counter field wraps (pycryptodome goes on, OpenSSL carries)
+        self._limit = ((1 << (8 * self._counter_len)) - counter_start) * BLOCK_SIZE
 
-    def _can_serve(self, length: int) -> bool:
-        blocks_needed = (self._position + length + BLOCK_SIZE - 1) // BLOCK_SIZE
-        return blocks_needed <= self._blocks_left
+    _keeps_tails = False  # a twin is rebuilt from the counter position alone
 
     def _open(self, direction: str) -> Any:
         block = self.nonce + self._counter_start.to_bytes(self._counter_len, "big")

@@ -62,17 +62,37 @@ def patch(module: ModuleType) -> None:
     _apply_calibration()
     original_new = module.new
     builders = _builders(original_new, lambda: _unpatch_if_all_native(module, builders))
+    gcm_backing = builders[MODE_GCM].backing
+    gcm_slot = gcm_backing.slot
 
     def new(key: Any, mode: Any, *args: Any, **kwargs: Any) -> Any:
-        key_type = type(key)
-        if (key_type is bytes or key_type is bytearray or key_type is memoryview) and type(
-            mode
-        ) is int:
+        # The most frequent call, AES.new(key, AES.MODE_GCM, nonce=nonce) with
+        # bytes, is checked inline: at 64 bytes a message costs about as much
+        # as one extra Python call.
+        if mode == MODE_GCM and not args and len(kwargs) == 1 and type(key) is bytes:
+            nonce = kwargs.get("nonce")
+            provider = gcm_slot._provider
+            if (
+                type(nonce) is bytes
+                and 8 <= len(nonce) <= 128
+                and len(key) in KEY_SIZES
+                and provider is not None
+                and provider is not registry._UNRESOLVED
+            ):
+                return GcmCipher(gcm_backing, provider, key, nonce)
+        if type(mode) is int:
             build = builders.get(mode)
-            if build is not None and len(key) in KEY_SIZES and _buffers.is_plain(key):
-                cipher = build(bytes(key), args, kwargs)
-                if cipher is not None:
-                    return cipher
+            if build is not None:
+                if type(key) is bytes:
+                    key_bytes = key if len(key) in KEY_SIZES else None
+                elif _buffers.is_plain(key) and len(key) in KEY_SIZES:
+                    key_bytes = bytes(key)  # a copy: the caller may change a bytearray later
+                else:
+                    key_bytes = None
+                if key_bytes is not None:
+                    cipher = build(key_bytes, args, kwargs)
+                    if cipher is not None:
+                        return cipher
         return original_new(key, mode, *args, **kwargs)
 
     functools.update_wrapper(new, original_new)
@@ -83,8 +103,8 @@ def _apply_calibration() -> None:
     """Sizes from which native pycryptodome is faster (calibration.NATIVE_FROM_SIZE)."""
     from accel_agent import calibration
 
-    EcbCipher.native_from = calibration.native_from_size("aes-ecb") or sys.maxsize
-    CfbCipher.cfb8_native_from = calibration.native_from_size("aes-cfb8") or sys.maxsize
+    EcbCipher._native_from = calibration.native_from_size("aes-ecb") or sys.maxsize
+    CfbCipher._cfb8_native_from = calibration.native_from_size("aes-cfb8") or sys.maxsize
 
 
 def _unpatch_if_all_native(module: ModuleType, builders: dict) -> None:

@@ -106,6 +106,8 @@ class _Coercer:
         probe.update(items)
         whole = self._native_new()
         whole.update(b"\x01\x01\x02\x02")
+        if hasattr(probe, "read"):  # SHAKE
+            return probe.read(16) == whole.read(16)
         return probe.digest() == whole.digest()
 
 

@@ -1,0 +1,88 @@
+"""``Crypto.Hash.Poly1305`` served by OpenSSL's Poly1305 (pyca/cryptography).
+
+pycryptodome derives the one-time key pair (r, s) from the 32-byte key and
+the nonce with the chosen cipher (AES or ChaCha20); the replacement ``new``
+lets the cipher module do exactly that (``_derive_Poly1305_key_pair``, its
+errors included) and only then hands ``r || s`` to OpenSSL. The object is
+a subclass of pycryptodome's ``Poly1305_MAC``: the tag is fixed by the first
+``digest`` (``update`` then raises), ``copy`` is not implemented, as natively.
+"""
+
+from __future__ import annotations
+
+import functools
+from hmac import compare_digest
+
+from accel_agent import patching, registry
+from accel_agent.targets.pycryptodome.hashes import _plain
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from types import ModuleType
+
+_KEYWORDS = frozenset(("key", "cipher", "nonce", "data"))
+
+
+def patch(module: ModuleType) -> None:
+    native_new = module.new
+    native_cls = module.Poly1305_MAC
+    native_verify = native_cls.verify
+    slot = registry.slot("poly1305")
+
+    class Poly1305_MAC(native_cls):
+        __slots__ = ("_ctx", "_tag", "_rs")
+
+        def update(self, data):
+            if self._tag is not None:
+                raise TypeError("You can only call 'digest' or 'hexdigest' on this object")
+            if type(data) is not bytes and not _plain(data):
+                r, s = self._rs
+                native_cls(r, s, None).update(data)  # raises what pycryptodome raises
+                data = bytes(memoryview(data).cast("B"))
+            self._ctx.update(data)
+            return self
+
+        def digest(self):
+            if self._tag is None:
+                self._tag = self._ctx.finalize()
+            return self._tag
+
+        def hexdigest(self):
+            return self.digest().hex()
+
+        def verify(self, mac_tag):
+            if type(mac_tag) is bytes or _plain(mac_tag):
+                if not compare_digest(mac_tag, self.digest()):
+                    raise ValueError("MAC check failed")
+                return
+            native_verify(self, mac_tag)
+
+    Poly1305_MAC.__name__ = Poly1305_MAC.__qualname__ = native_cls.__name__
+    Poly1305_MAC.__module__ = native_cls.__module__
+
+    def new(*args, **kwargs):
+        if args or not kwargs.keys() <= _KEYWORDS or "key" not in kwargs:
+            return native_new(*args, **kwargs)
+        cipher = kwargs.get("cipher")
+        data = kwargs.get("data")
+        derive = getattr(cipher, "_derive_Poly1305_key_pair", None)
+        if derive is None or not (data is None or type(data) is bytes or _plain(data)):
+            return native_new(*args, **kwargs)
+        provider = slot.get()
+        if provider is None:
+            return native_new(*args, **kwargs)
+        r, s, nonce = derive(kwargs["key"], kwargs.get("nonce"))
+        if len(r) != 16 or len(s) != 16:
+            return native_new(*args, **kwargs)
+        mac = object.__new__(Poly1305_MAC)
+        mac._ctx = provider.new(bytes(r) + bytes(s))
+        mac._tag = None
+        mac._rs = (bytes(r), bytes(s))
+        if data:
+            mac._ctx.update(data)
+        mac.nonce = bytes(nonce)
+        slot.calls += 1
+        return mac
+
+    functools.update_wrapper(new, native_new)
+    patching.patch_attribute(module, "new", new)
