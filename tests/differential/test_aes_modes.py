@@ -13,6 +13,9 @@ and over the installed flavours (``Crypto``, ``Cryptodome``).
 
 from __future__ import annotations
 
+import inspect
+import sys
+
 import pytest
 from diff_strategies import (
     DIFF_SETTINGS,
@@ -36,16 +39,14 @@ from diff_strategies import (
 from hypothesis import given
 from hypothesis import strategies as st
 
-from accel_agent import catalog
+from accel_agent import catalog, patching
 from transparency_helpers import (
     Recorder,
     Shape,
     acceleration,
     both,
     call_counts,
-    catalog_names,
     count_delta,
-    flavour_major,
     import_from,
     installed_flavours,
     natively,
@@ -239,12 +240,32 @@ def test_plain_call_is_accelerated(aes, case):
     )
 
 
-@pytest.mark.parametrize("primitive", catalog_names())
-def test_catalog_primitive_status(primitive, record_property):
-    """One line per catalog primitive, so the run's log says what is accelerated here."""
-    accelerated, why = acceleration(primitive)
-    record_property("acceleration", why)
-    assert isinstance(accelerated, bool)
+@with_flavours
+def test_patched_functions_look_native(flavour):
+    """Every function the agent replaced keeps the original's name, docstring and signature."""
+    patched = {
+        module: names
+        for module, names in patching.patched_names().items()
+        if module.split(".")[0] == flavour
+    }
+    assert patched, "the agent patched nothing in %s" % flavour
+    for module_name, names in patched.items():
+        module = sys.modules[module_name]
+        for name in names:
+            replacement = getattr(module, name)
+            original = patching.get_original(module_name, name)
+            if not callable(original):
+                continue
+            label = "%s.%s" % (module_name, name)
+            for attribute in ("__name__", "__qualname__", "__doc__", "__module__"):
+                assert getattr(replacement, attribute, None) == getattr(
+                    original, attribute, None
+                ), (label, attribute)
+            try:
+                expected = inspect.signature(original)
+            except (TypeError, ValueError):  # a builtin without a signature
+                continue
+            assert inspect.signature(replacement) == expected, label
 
 
 # ----------------------------------------------------------------- round trips
@@ -509,24 +530,38 @@ def constructor_calls(draw):
     names = draw(st.lists(st.sampled_from(sorted(ARGUMENT_VALUES)), unique=True, max_size=3))
     kwargs = {name: draw(ARGUMENT_VALUES[name]) for name in names}
     args = draw(st.one_of(st.just(()), st.lists(_bytes_values([16, 12, 8]), max_size=2)))
-    return key, mode, tuple(args), kwargs
+    style = draw(st.sampled_from(CALL_STYLES))
+    return key, mode, tuple(args), kwargs, style
 
 
-def construct(rec, aes, key, mode, args, kwargs):
+# How key and mode are passed: AES.new(k, m), AES.new(key=k, mode=m), AES.new(k, mode=m).
+CALL_STYLES = ("positional", "keywords", "mode keyword")
+
+
+def call_new(aes, key, mode, args, kwargs, style):
+    if style == "keywords" and not args:
+        return aes.new(key=key, mode=mode, **kwargs)
+    if style == "mode keyword" and not args:
+        return aes.new(key, mode=mode, **kwargs)
+    return aes.new(key, mode, *args, **kwargs)
+
+
+def construct(rec, aes, key, mode, args, kwargs, style):
     mode_value = getattr(aes, mode) if isinstance(mode, str) and mode.startswith("MODE_") else mode
     args = tuple(materialize(a) for a in args)
     kwargs = resolve(aes, {name: materialize(value) for name, value in kwargs.items()})
-    cipher = rec.call("new", aes.new, materialize(key), mode_value, *args, **kwargs)
+    cipher = rec.call("new", call_new, aes, materialize(key), mode_value, args, kwargs, style)
     if cipher is RAISED:
         return
-    given_nonce = args or any(
+    # A positional None is no IV: pycryptodome draws a random one, as for no argument.
+    given_nonce = any(arg is not None for arg in args) or any(
         kwargs.get(name) is not None for name in ("iv", "IV", "nonce", "counter")
     )
     randomizing = any(_equal(mode_value, getattr(aes, name)) for name in RANDOMIZING)
     random_nonce = randomizing and not given_nonce
     record_object(rec, "new", cipher, random_nonce=random_nonce)
     for method in ("encrypt", "decrypt"):
-        fresh = aes.new(materialize(key), mode_value, *args, **kwargs)
+        fresh = call_new(aes, materialize(key), mode_value, args, kwargs, style)
         result = rec.call(method, getattr(fresh, method), bytes(32))
         if random_nonce and isinstance(result, bytes):
             rec.steps[-1] = (method, "returned", ("shape", "bytes", len(result)))
@@ -544,8 +579,8 @@ def _equal(a, b) -> bool:
 @given(call=constructor_calls())
 def test_constructor_arguments(aes, call):
     """AES.new with valid, invalid, missing, extra and mistyped arguments: same object or error."""
-    key, mode, args, kwargs = call
-    both(construct, aes, key, mode, args, kwargs)
+    key, mode, args, kwargs, style = call
+    both(construct, aes, key, mode, args, kwargs, style)
 
 
 # ----------------------------------------------------------------- GCM: nonces, tags, tampering
@@ -828,9 +863,3 @@ def test_length_limits(aes, mode, method, length):
     case = next(c for c in CASES if c.name == mode)
     then = "encrypt" if method != "decrypt" else "decrypt"
     both(huge_length, aes, case, method, length, then)
-
-
-def test_flavours_are_the_supported_ones():
-    """Record which flavours these tests covered (4.x: MessageTooLongError; 3.x: OverflowError)."""
-    for flavour in FLAVOURS:
-        assert flavour_major(flavour) >= 3
