@@ -38,6 +38,30 @@ def _mode_class(modes, mode_name: str):
     return getattr(modes, mode_name)
 
 
+def _context_makers(cipher):
+    """(make encryptor, make decryptor) from an algorithm and a mode object.
+
+    ``Cipher(algorithm, mode).encryptor()`` validates its arguments in Python
+    and then calls ``create_encryption_ctx``: about a microsecond per message
+    that the agent, having validated key, IV and nonce exactly as pycryptodome
+    does, need not pay twice. Where that binding is absent (its module path is
+    pyca/cryptography's own, not a promise) the public API is used; either
+    way the known-answer tests run through the maker chosen here.
+    """
+    try:
+        from cryptography.hazmat.bindings._rust import openssl as rust_openssl
+
+        return (
+            rust_openssl.ciphers.create_encryption_ctx,
+            rust_openssl.ciphers.create_decryption_ctx,
+        )
+    except (ImportError, AttributeError):
+        return (
+            lambda algorithm, mode: cipher(algorithm, mode).encryptor(),
+            lambda algorithm, mode: cipher(algorithm, mode).decryptor(),
+        )
+
+
 class ModeProvider:
     """One AES mode of operation: contexts whose ``update`` encrypts or decrypts.
 
@@ -50,20 +74,18 @@ class ModeProvider:
     def __init__(self, primitive: str, mode_name: str) -> None:
         cipher, algorithms, modes = _cryptography_ciphers()
         self.primitive = primitive
-        self._cipher = cipher
+        self._encryption_context, self._decryption_context = _context_makers(cipher)
         self._aes = algorithms.AES
         self._mode = _mode_class(modes, mode_name)
         self._ecb = mode_name == "ECB"
 
-    def _make(self, key: bytes, iv: bytes | None):
-        mode = self._mode() if self._ecb else self._mode(iv)
-        return self._cipher(self._aes(key), mode)
-
     def encryptor(self, key: bytes, iv: bytes | None = None):
-        return self._make(key, iv).encryptor()
+        mode = self._mode() if self._ecb else self._mode(iv)
+        return self._encryption_context(self._aes(key), mode)
 
     def decryptor(self, key: bytes, iv: bytes | None = None):
-        return self._make(key, iv).decryptor()
+        mode = self._mode() if self._ecb else self._mode(iv)
+        return self._decryption_context(self._aes(key), mode)
 
 
 class CfbProvider:
@@ -94,19 +116,19 @@ class GcmProvider:
         from cryptography.exceptions import InvalidTag
         from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
-        self._cipher = cipher
+        self._encryption_context, self._decryption_context = _context_makers(cipher)
         self._aes = algorithms.AES
         self._gcm = modes.GCM
         self.one_shot = AESGCM  # AESGCM(key).encrypt(nonce, data, aad) -> ct || 16-byte tag
         self.InvalidTag = InvalidTag
 
     def encryptor(self, key: bytes, nonce: bytes):
-        return self._cipher(self._aes(key), self._gcm(nonce)).encryptor()
+        return self._encryption_context(self._aes(key), self._gcm(nonce))
 
     def decryptor(self, key: bytes, nonce: bytes):
         """A context that checks the tag given to ``finalize_with_tag`` (4..16 bytes)."""
         mode = self._gcm(nonce, min_tag_length=GCM_MIN_TAG)
-        return self._cipher(self._aes(key), mode).decryptor()
+        return self._decryption_context(self._aes(key), mode)
 
 
 def ecb_provider() -> ModeProvider:
