@@ -229,6 +229,31 @@ def preflight(pythons: dict[str, str], names: list[str] | None = None) -> None:
             raise SetupError("%s: unexpected stderr: %r" % (name, result.stderr.strip()))
 
 
+def judge(result: dict, goal_ms: float) -> tuple[bool, str, float]:
+    """(passed, which clock judged, its added seconds) for the idle case.
+
+    Wall clock is what a user feels, so it judges, unless other processes
+    made it too noisy to: when the middle half of the per-round wall-clock
+    differences spans more than twice the goal, the child's CPU time (which
+    their load does not inflate) judges instead, and the line says so.
+    """
+    wall = result["added"][IDLE]
+    spread = common.percentile(wall, 0.75) - common.percentile(wall, 0.25)
+    if spread * 1e3 <= 2 * goal_ms:
+        added, clock = common.median(wall), "wall"
+    else:
+        added, clock = common.median(result["cpu_added"][IDLE]), "CPU"
+    return added * 1e3 <= goal_ms, clock, added
+
+
+def load_note() -> str:
+    try:
+        one, five, _ = os.getloadavg()
+    except OSError:
+        return ""
+    return "load average %.1f (1 min), %.1f (5 min) on %d CPUs" % (one, five, os.cpu_count() or 0)
+
+
 def measure(pythons: dict[str, str], runs: int, warmup: int, names=None) -> dict:
     """Wall-clock samples, their per-round differences from the baseline, and CPU time."""
     cpu: dict[str, list[float]] = {}
@@ -301,15 +326,20 @@ def single(args: argparse.Namespace) -> int:
     print("added ms: median of the per-round differences from the baseline; p25..p75 their spread")
     print("CPU added: the same for the child's user+system CPU time (immune to other load)")
     print("quiet: active and lazy; on: runs every self-check, imports cryptography")
-    idle_added = common.median(added[IDLE])
-    passed = idle_added * 1e3 <= args.goal_ms
+    print(load_note())
+    passed, clock, idle_added = judge(result, args.goal_ms)
+    if clock == "CPU":
+        print("wall clock too noisy to judge here (other load): the verdict is on CPU time")
+    other = "CPU time %s ms" if clock == "wall" else "wall clock %s ms"
+    other_added = cpu_added[IDLE] if clock == "wall" else added[IDLE]
     print(
-        "GOAL idle start-up cost <= %.2f ms: %s (%s ms wall, %s ms CPU)"
+        "GOAL idle start-up cost <= %.2f ms: %s on %s (%s ms; %s)"
         % (
             args.goal_ms,
             common.verdict(passed),
+            "wall clock" if clock == "wall" else "CPU time",
             common.format_ms(idle_added, signed=True),
-            common.format_ms(common.median(cpu_added[IDLE]), signed=True),
+            other % common.format_ms(common.median(other_added), signed=True),
         )
     )
     return 1 if args.strict and not passed else 0
@@ -438,7 +468,7 @@ def all_pythons(args: argparse.Namespace) -> int:
         base = common.median(result["samples"][BASELINE])
         idle = common.median(result["samples"][IDLE])
         added = common.median(result["added"][IDLE])
-        passed = added * 1e3 <= args.goal_ms
+        passed, clock, _ = judge(result, args.goal_ms)
         failed = failed or not passed
         table.add(
             agent_facts["version"],
@@ -447,11 +477,13 @@ def all_pythons(args: argparse.Namespace) -> int:
             common.format_ms(added, signed=True),
             common.format_ms(common.median(result["cpu_added"][IDLE]), signed=True),
             common.format_ratio(idle / base),
-            common.verdict(passed),
+            common.verdict(passed) + ("*" if clock == "CPU" else ""),
         )
     table.print()
     print("added ms: median of the per-round wall-clock differences; CPU added: the same for")
-    print("the child's user+system CPU time. The verdict is on wall clock.")
+    print("the child's user+system CPU time. The verdict is on wall clock; * marks a verdict")
+    print("on CPU time, where other load made wall clock too noisy to judge.")
+    print(load_note())
     if broken:
         return 2
     return 1 if args.strict and failed else 0
