@@ -32,14 +32,14 @@ def patch(module: ModuleType) -> None:
     aes_name = module.__name__.split(".")[0] + ".Cipher.AES"
 
     class CMAC(native_cls):
-        __slots__ = ("_ctx", "_tag", "_after", "_native_args")
+        __slots__ = ("_ctx", "_tag", "_after", "_native_args", "_size")
 
         def update(self, msg):
             if self._tag is not None and not self._after:
                 self._refuse_update()
             if type(msg) is not bytes and not _plain(msg):
-                self._twin_update(msg)  # native validates (and raises) first
-                msg = bytes(memoryview(msg).cast("B"))
+                msg = self._twin_update(msg)
+            self._size += len(msg)
             self._ctx.update(msg)
             return self
 
@@ -50,6 +50,7 @@ def patch(module: ModuleType) -> None:
             clone._tag = self._tag
             clone._after = self._after
             clone._native_args = self._native_args
+            clone._size = self._size
             return clone
 
         def digest(self):
@@ -78,8 +79,23 @@ def patch(module: ModuleType) -> None:
             twin.update(b"")  # raises pycryptodome's own TypeError
             raise TypeError("update() cannot be called after digest() or verify()")
 
-        def _twin_update(self, msg: Any) -> None:
-            self._native_twin().update(msg)
+        def _twin_update(self, msg: Any) -> bytes:
+            """Show ``msg`` to a native twin holding as many cached bytes as this object.
+
+            What native accepts or rejects depends on that partial block (it
+            slices and stores the message in it): the twin raises what native
+            would raise here; otherwise the bytes native would read are returned.
+            """
+            twin = self._native_twin()
+            if self._size % 16:
+                twin.update(bytes(self._size % 16))
+            twin.update(msg)
+            if not len(msg):
+                return b""
+            try:
+                return memoryview(msg).tobytes()
+            except TypeError:
+                return bytes(msg)  # a list of ints that fitted in the partial block
 
     CMAC.__name__ = CMAC.__qualname__ = native_cls.__name__
     CMAC.__module__ = native_cls.__module__
@@ -112,8 +128,10 @@ def patch(module: ModuleType) -> None:
                 mac._tag = None
                 mac._after = update_after_digest
                 mac._native_args = (key, ciphermod, mac_len)
+                mac._size = 0
                 if msg:
                     mac._ctx.update(msg)
+                    mac._size = len(msg)
                 slot.calls += 1
                 return mac
         return native_new(key, msg, ciphermod, cipher_params, mac_len, update_after_digest)

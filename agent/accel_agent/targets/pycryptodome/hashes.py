@@ -425,10 +425,21 @@ def _patch_shake(module: ModuleType, primitive: str) -> None:
         probe.update(b"")
         raise TypeError("You cannot call 'update' after the first 'read'")
 
-    def checked_length(length: Any) -> int:
+    def checked_length(xof: Any, length: Any) -> int:
         if type(length) is int and length >= 0:
             return length
-        native_new().read(length)  # raises what pycryptodome raises for this length
+        probe = native_new()
+        try:
+            probe.read(length)  # raises what pycryptodome raises for this length
+        except Exception:
+            # Some versions enter the squeezing state before they look at the
+            # length: update is refused after a failed read there too.
+            try:
+                probe.update(b"")
+            except TypeError:
+                if xof._out is None:
+                    xof._out = b""
+            raise
         return operator.index(length)
 
     bases = (type(native_obj),) if subclass else ()
@@ -446,7 +457,7 @@ def _patch_shake(module: ModuleType, primitive: str) -> None:
             return self
 
         def read(self, length):
-            length = checked_length(length)
+            length = checked_length(self, length)
             out = self._out
             start = self._pos
             end = start + length
@@ -456,6 +467,11 @@ def _patch_shake(module: ModuleType, primitive: str) -> None:
                 out = self._out = self._h.digest(max(end, 2 * len(out or b""), 64))
             self._pos = end
             return out[start:end]
+
+        @property
+        def _is_squeezing(self):
+            # Read by pycryptodome's ML-DSA to refuse an XOF already read from.
+            return self._out is not None
 
         def copy(self):
             clone = maker()

@@ -14,7 +14,7 @@ import functools
 from hmac import compare_digest
 
 from accel_agent import patching, registry
-from accel_agent.targets.pycryptodome.hashes import _plain
+from accel_agent.targets.pycryptodome.hashes import _Coercer, _plain
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -37,8 +37,9 @@ def patch(module: ModuleType) -> None:
                 raise TypeError("You can only call 'digest' or 'hexdigest' on this object")
             if type(data) is not bytes and not _plain(data):
                 r, s = self._rs
-                native_cls(r, s, None).update(data)  # raises what pycryptodome raises
-                data = bytes(memoryview(data).cast("B"))
+                # Validates as native does (raising its errors) and gives the bytes
+                # its C code reads (3.x: len(data) of them; 4.x: the whole buffer).
+                data = _Coercer(lambda: native_cls(r, s, None))(data)
             self._ctx.update(data)
             return self
 
