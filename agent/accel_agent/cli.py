@@ -1,4 +1,4 @@
-"""The ``accel-agent`` command: verify, status, run, enable, disable.
+"""The ``accel-agent`` command: verify, calibrate, status, run, enable, disable.
 
 Exit codes are named constants (coverage.py's ``cmdline.py`` practice) and
 documented in docs/cli.md; every expected error becomes one line on stderr
@@ -58,11 +58,35 @@ def verify(as_json: bool, no_cpuinfo: bool) -> None:
     facts = report.summary(resolve=True)
     facts["cpu"] = verify_report.cpu_details(facts["platform"], use_cpuinfo=not no_cpuinfo)
     facts["environment"] = _environment_facts()
+    facts["calibration"] = verify_report.calibration_facts()
     if as_json:
         click.echo(json.dumps(facts, indent=2, sort_keys=True))
     else:
         click.echo(verify_report.render(facts))
     sys.exit(OK if facts["healthy"] else UNHEALTHY)
+
+
+@cli.command()
+@click.option("--json", "as_json", is_flag=True, help="Print the measurements as JSON.")
+@click.option("--quick", is_flag=True, help="Shorter timings (noisier).")
+def calibrate(as_json: bool, quick: bool) -> None:
+    """Time OpenSSL against native pycryptodome here and cache the faster choice per primitive."""
+    from accel_agent import calibrate as _calibrate
+
+    def progress(name: str) -> None:
+        click.echo("accel-agent: timing %s" % name, err=True)
+
+    document = _calibrate.measure(budget_s=0.005 if quick else 0.02, progress=progress)
+    path = _calibrate.write(document)
+    if as_json:
+        click.echo(json.dumps(document, indent=2, sort_keys=True))
+        return
+    for name, choice in sorted(document["preferred"].items()):
+        click.echo("%-16s %s" % (name, choice))
+    for primitive, table in sorted(document["thresholds"].items()):
+        for name, count in sorted(table.items()):
+            click.echo("%-16s openssl below %d iterations of %s" % (primitive, count, name))
+    click.echo("cached in %s" % path)
 
 
 def _environment_facts() -> dict[str, object]:

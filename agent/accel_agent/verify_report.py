@@ -112,6 +112,8 @@ def render(facts: dict[str, Any]) -> str:
         marker = "" if entry["outcome"] != "not-accelerated" else "!! "
         lines.append("%-16s %-9s %s%s" % (name, entry["provider"], marker, entry["reason"]))
     lines.append("-" * WIDTH)
+    for line in _calibration_lines(facts.get("calibration")):
+        lines.append(line)
     counts = facts["counts"]
     verdict = "HEALTHY" if facts["healthy"] else "UNHEALTHY"
     lines.append(
@@ -124,3 +126,29 @@ def render(facts: dict[str, Any]) -> str:
 
 def _row(label: str, value: str) -> str:
     return "%-16s %s" % (label, value)
+
+
+def calibration_facts() -> dict[str, Any]:
+    """Where the choices come from (cache or built-in) and the per-call thresholds."""
+    from accel_agent import calibration
+
+    cached = calibration._load_cache()
+    return {
+        "source": cached.get("path") or "built-in defaults",
+        "thresholds": {name: calibration.thresholds(name) for name in ("pbkdf2",)},
+    }
+
+
+def _calibration_lines(calibration: dict[str, Any] | None) -> list[str]:
+    """PBKDF2 and the like: which path serves which call, by a threshold."""
+    if not calibration:
+        return []
+    lines = [_row("calibration", calibration["source"])]
+    for primitive, table in sorted(calibration["thresholds"].items()):
+        if table:
+            parts = ", ".join("%s %d" % item for item in sorted(table.items()))
+            lines.append(
+                "%-16s openssl below these iteration counts, native from them (native "
+                "is faster there): %s" % (primitive, parts)
+            )
+    return lines
