@@ -1,0 +1,278 @@
+"""The crypto families the reliability tests drive, as data: one :class:`Family` line each.
+
+Every test in this folder is a factory over :data:`FAMILIES`. A family says
+which pycryptodome module it lives in, which catalog primitives its calls
+reach, and three functions:
+
+* ``workload(pkg)``: a fixed, deterministic series of calls through every
+  patched entry point of the family, returning ``{label: bytes}``. Run under
+  a fault, in a thread, a forked or a spawned child, it must return what
+  native pycryptodome returns; run healthy, it must reach every primitive;
+* ``shared(pkg)``: :class:`SharedCase` objects that many threads may call at
+  once (identical inputs, so the multiset of outputs does not depend on the
+  interleaving, only on each call being atomic);
+* ``secret_paths(pkg, secrets)``: every mode and error path driven with the
+  marked values of :class:`Secrets`; returns the exceptions raised, which must
+  not carry any of them.
+
+This module imports only the standard library at top level: the children of
+the subprocess tests import it by path, with or without ``site``.
+
+Adding a family (hashes, HMAC, KDFs, public key) is one ``Family(...)`` line
+in :data:`FAMILIES` plus its three functions; every test picks it up.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+FLAVOURS = ("Crypto", "Cryptodome")
+
+
+class Secrets:
+    """Marked values: printable, so a leak through ``repr`` shows them as text too."""
+
+    key16 = b"K3Y-SECRET-MARK!"
+    key24 = b"K3Y-SECRET-MARK!K3Y-2ND!"
+    key32 = b"K3Y-SECRET-MARK!K3Y-SECRET-2ND!!"
+    iv = b"IV-SECRET-MARK!!"
+    nonce = b"N0NCE-SECRET"  # 12 bytes: GCM's usual size; CTR takes its first 8
+    plaintext = b"PLAINTEXT-SECRET-MARKER-" * 4  # 96 bytes, six blocks
+    aad = b"AAD-SECRET-MARKER"
+
+    @classmethod
+    def values(cls) -> dict[str, bytes]:
+        return {
+            name: getattr(cls, name)
+            for name in ("key16", "key24", "key32", "iv", "nonce", "plaintext", "aad")
+        }
+
+
+class SharedCase:
+    """One object many threads call at once: ``step`` per call, ``finish`` at the end."""
+
+    def __init__(self, label: str, make, step, finish=None) -> None:
+        self.label = label
+        self.make = make  # () -> a fresh object
+        self.step = step  # (object) -> bytes or None: the call threads repeat
+        self.finish = finish or (lambda obj: b"")  # (object) -> bytes, after every thread
+
+    def __repr__(self) -> str:
+        return self.label
+
+
+class Family:
+    """One family of primitives, as the reliability tests see it."""
+
+    def __init__(self, name, module, primitives, workload, shared, secret_paths) -> None:
+        self.name = name  # "aes": also the catalog's family, for ACCEL_AGENT_EXCLUDE
+        self.module = module  # "Cipher.AES", under Crypto and Cryptodome
+        self.primitives = primitives  # the catalog names its calls reach
+        self.workload = workload
+        self.shared = shared
+        self.secret_paths = secret_paths
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+def installed_flavours() -> list[str]:
+    found = []
+    for pkg in FLAVOURS:
+        try:
+            importlib.import_module(pkg)
+        except ImportError:
+            continue
+        found.append(pkg)
+    return found
+
+
+def attempt(raised: list, function, *args, **kwargs):
+    """Call; on an exception, keep it in ``raised`` and return None."""
+    try:
+        return function(*args, **kwargs)
+    except Exception as exc:  # noqa: BLE001 - every exception is material for the tests
+        raised.append(exc)
+        return None
+
+
+def outcome(function, *args, **kwargs) -> bytes:
+    """A call's result as bytes, or the name of what it raised (part of the contract too)."""
+    try:
+        result = function(*args, **kwargs)
+    except Exception as exc:  # noqa: BLE001
+        return ("raised %s" % type(exc).__name__).encode()
+    if result is None:
+        return b"None"
+    if isinstance(result, tuple):
+        return b"|".join(bytes(part) for part in result)
+    return bytes(result)
+
+
+# ============================================================================ AES
+
+AES_PRIMITIVES = ("aes-ecb", "aes-cbc", "aes-ctr", "aes-cfb", "aes-ofb", "aes-gcm")
+
+
+def _aes(pkg: str):
+    return importlib.import_module(pkg + ".Cipher.AES")
+
+
+def aes_workload(pkg: str) -> dict[str, bytes]:
+    """Every AES mode, each key size, whole and in pieces, and the GCM verification paths."""
+    AES = _aes(pkg)
+    message = bytes(range(256)) * 4 + bytes(range(64))  # 1088 bytes: 68 blocks
+    odd = message[:1000]
+    iv = bytes(range(100, 116))
+    out: dict[str, bytes] = {}
+    for size in (16, 24, 32):
+        key = bytes(range(size, 2 * size))
+
+        def run(label, mode, data=message, cut=None, key=key, size=size, **params):
+            enc = AES.new(key, mode, **params)
+            if cut is None:
+                out["%s-%d" % (label, size)] = enc.encrypt(data)
+            else:
+                out["%s-%d" % (label, size)] = enc.encrypt(data[:cut]) + enc.encrypt(data[cut:])
+            dec = AES.new(key, mode, **params)
+            out["%s-%d-back" % (label, size)] = dec.decrypt(out["%s-%d" % (label, size)])
+
+        run("ecb", AES.MODE_ECB)
+        run("cbc", AES.MODE_CBC, iv=iv, cut=48)
+        run("ctr", AES.MODE_CTR, data=odd, cut=17, nonce=iv[:8], initial_value=7)
+        run("cfb8", AES.MODE_CFB, data=odd, cut=5, iv=iv)
+        run("cfb128", AES.MODE_CFB, data=odd, cut=33, iv=iv, segment_size=128)
+        run("ofb", AES.MODE_OFB, data=odd, cut=21, iv=iv)
+
+        nonce = iv[:12]
+        enc = AES.new(key, AES.MODE_GCM, nonce=nonce)
+        enc.update(b"header")
+        ciphertext, tag = enc.encrypt_and_digest(odd)
+        out["gcm-%d" % size] = ciphertext + tag
+        stream = AES.new(key, AES.MODE_GCM, nonce=nonce, mac_len=12)
+        stream.update(b"head")
+        stream.update(b"er")
+        out["gcm-stream-%d" % size] = (
+            stream.encrypt(odd[:100]) + stream.encrypt(odd[100:]) + stream.digest()
+        )
+        dec = AES.new(key, AES.MODE_GCM, nonce=nonce)
+        dec.update(b"header")
+        out["gcm-open-%d" % size] = outcome(dec.decrypt_and_verify, ciphertext, tag)
+        forged = bytes([tag[0] ^ 1]) + tag[1:]
+        dec = AES.new(key, AES.MODE_GCM, nonce=nonce)
+        dec.update(b"header")
+        out["gcm-forged-%d" % size] = outcome(dec.decrypt_and_verify, ciphertext, forged)
+        out["gcm-forged-again-%d" % size] = outcome(dec.verify, tag)
+        dec = AES.new(key, AES.MODE_GCM, nonce=nonce)
+        dec.update(b"header")
+        out["gcm-chunked-%d" % size] = dec.decrypt(ciphertext[:7]) + dec.decrypt(ciphertext[7:])
+        out["gcm-verify-%d" % size] = outcome(dec.verify, tag)
+    # One message past GCM's one-shot size: the streaming context serves it.
+    big = bytes(range(256)) * 160  # 40 KiB
+    enc = AES.new(bytes(16), AES.MODE_GCM, nonce=bytes(12))
+    out["gcm-40k"] = b"".join(enc.encrypt_and_digest(big))
+    return out
+
+
+def _zeros_step(obj) -> bytes:
+    return obj.encrypt(bytes(16))
+
+
+def aes_shared(pkg: str) -> list[SharedCase]:
+    """Objects threads share: zero blocks in, so any order of atomic calls gives one multiset."""
+    AES = _aes(pkg)
+    key, iv = bytes(range(16)), bytes(range(16, 32))
+    return [
+        SharedCase("ecb-encrypt", lambda: AES.new(key, AES.MODE_ECB), _zeros_step),
+        SharedCase(
+            "ecb-decrypt",
+            lambda: AES.new(key, AES.MODE_ECB),
+            lambda obj: obj.decrypt(bytes(range(16))),
+        ),
+        SharedCase("cbc", lambda: AES.new(key, AES.MODE_CBC, iv=iv), _zeros_step),
+        SharedCase("ctr", lambda: AES.new(key, AES.MODE_CTR, nonce=iv[:8]), _zeros_step),
+        SharedCase(
+            "ctr-decrypt",
+            lambda: AES.new(key, AES.MODE_CTR, nonce=iv[:8]),
+            lambda obj: obj.decrypt(bytes(16)),
+        ),
+        SharedCase("cfb8", lambda: AES.new(key, AES.MODE_CFB, iv=iv), _zeros_step),
+        SharedCase(
+            "cfb128", lambda: AES.new(key, AES.MODE_CFB, iv=iv, segment_size=128), _zeros_step
+        ),
+        SharedCase("ofb", lambda: AES.new(key, AES.MODE_OFB, iv=iv), _zeros_step),
+        SharedCase(
+            "gcm",
+            lambda: AES.new(key, AES.MODE_GCM, nonce=iv[:12]),
+            _zeros_step,
+            lambda obj: obj.digest(),
+        ),
+    ]
+
+
+def aes_secret_paths(pkg: str, s: type[Secrets]) -> list[BaseException]:
+    """Every mode, whole and streamed, and every error path, with marked key, IV, nonce, data."""
+    AES = _aes(pkg)
+    raised: list[BaseException] = []
+    text = s.plaintext.decode()
+    params = {
+        "ecb": (AES.MODE_ECB, {}),
+        "cbc": (AES.MODE_CBC, {"iv": s.iv}),
+        "ctr": (AES.MODE_CTR, {"nonce": s.nonce[:8]}),
+        "cfb8": (AES.MODE_CFB, {"iv": s.iv}),
+        "cfb128": (AES.MODE_CFB, {"iv": s.iv, "segment_size": 128}),
+        "cfb32": (AES.MODE_CFB, {"iv": s.iv, "segment_size": 32}),  # native by design
+        "ofb": (AES.MODE_OFB, {"iv": s.iv}),
+    }
+    for key in (s.key16, s.key24, s.key32):
+        for mode, kwargs in params.values():
+            enc = AES.new(key, mode, **kwargs)
+            ciphertext = enc.encrypt(s.plaintext)
+            AES.new(key, mode, **kwargs).decrypt(ciphertext)
+            # the order rules, wrong types, wrong sizes, output= buffers
+            attempt(raised, enc.decrypt, ciphertext)
+            fresh = AES.new(key, mode, **kwargs)
+            attempt(raised, fresh.encrypt, text)
+            attempt(raised, fresh.encrypt, s.plaintext[:15])
+            attempt(raised, fresh.encrypt, s.plaintext, output=bytearray(3))
+            attempt(raised, fresh.encrypt, s.plaintext, output=bytes(len(s.plaintext)))
+            attempt(raised, fresh.encrypt, memoryview(bytearray(s.plaintext * 2))[::2])
+        attempt(raised, AES.new, key[:15], AES.MODE_ECB)
+        attempt(raised, AES.new, key + b"!", AES.MODE_CBC, iv=s.iv)
+        attempt(raised, AES.new, key, AES.MODE_CBC, iv=s.iv[:15])
+        attempt(raised, AES.new, key, AES.MODE_CBC, iv=s.iv.decode())
+        attempt(raised, AES.new, key, AES.MODE_CTR, nonce=s.nonce + s.nonce)
+        attempt(raised, AES.new, key, AES.MODE_CTR, nonce=s.nonce[:8], initial_value=2**64)
+        attempt(raised, AES.new, key, 99)
+        attempt(raised, AES.new, key.decode(), AES.MODE_ECB)
+        wrapping = AES.new(key, AES.MODE_CTR, nonce=s.nonce[:8] + s.iv[:7], initial_value=254)
+        attempt(raised, wrapping.encrypt, s.plaintext)  # the 1-byte counter wraps
+
+        for nonce in (s.nonce, s.iv, s.nonce[:4]):  # 12, 16 and 4 bytes (native)
+            enc = AES.new(key, AES.MODE_GCM, nonce=nonce)
+            enc.update(s.aad)
+            ciphertext, tag = enc.encrypt_and_digest(s.plaintext)
+            forged = bytes([tag[0] ^ 1]) + tag[1:]
+            for candidate in (tag, forged, tag[:8], b""):
+                dec = AES.new(key, AES.MODE_GCM, nonce=nonce)
+                dec.update(s.aad)
+                attempt(raised, dec.decrypt_and_verify, ciphertext, candidate)
+                attempt(raised, dec.verify, candidate)
+                attempt(raised, dec.hexverify, candidate.hex())
+                attempt(raised, dec.encrypt, s.plaintext)
+                attempt(raised, dec.digest)
+            dec = AES.new(key, AES.MODE_GCM, nonce=nonce)
+            dec.update(s.aad)
+            dec.decrypt(ciphertext)
+            attempt(raised, dec.verify, text)
+            attempt(raised, dec.hexverify, "zz" + tag.hex())
+            attempt(raised, dec.update, s.aad)
+        attempt(raised, AES.new, key, AES.MODE_GCM, nonce=b"")
+        attempt(raised, AES.new, key, AES.MODE_GCM, nonce=s.nonce, mac_len=3)
+        attempt(raised, AES.new, key, AES.MODE_GCM, nonce=s.nonce.decode())
+    return raised
+
+
+FAMILIES = (
+    Family("aes", "Cipher.AES", AES_PRIMITIVES, aes_workload, aes_shared, aes_secret_paths),
+)
