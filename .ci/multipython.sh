@@ -39,6 +39,7 @@ mkdir -p "$LOGS"
 WHEEL=$(ls dist/accel_agent-*.whl)
 echo "wheel: $WHEEL (built by $("$BUILD_PYTHON" --version))"
 echo "each Python gets: $WHEEL[test] $PYCRYPTODOME"
+echo "(pycryptodome 4.x declares Requires-Python >=3.9: the same 4.x runs on every version)"
 
 # One version's job; everything it prints goes to its log, its verdict to a file.
 run_version() {
