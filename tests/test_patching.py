@@ -86,7 +86,11 @@ def aes_modules(agent_state):
             __import__(name)
         except ImportError:
             continue
-        modules[name] = (sys.modules[name], sys.modules[name].new)
+        module = sys.modules[name]
+        # Modules patched through another name (Protocol.KDF) or only on some
+        # interpreters (hashlib without _hashlib) are not about new().
+        if name.startswith(("Crypto.", "Cryptodome.")) and hasattr(module, "new"):
+            modules[name] = (module, module.new)
     return modules
 
 
@@ -103,7 +107,7 @@ def test_uninstall_restores_every_original(aes_modules):
     # Every hooked module's new, and only attributes of hooked modules (hash
     # modules of 4.x have a one-shot digest() patched beside new).
     assert {"%s.new" % name for name in aes_modules} <= set(restored)
-    assert {name.rpartition(".")[0] for name in restored} == set(aes_modules)
+    assert {name.rpartition(".")[0] for name in restored} <= set(HOOKS)
     for module, original in aes_modules.values():
         assert module.new is original
     assert finders() == []

@@ -122,6 +122,14 @@ def _install_hooks() -> list[str]:
 
 def _warn_early_references(module_names: list[str]) -> None:
     """gevent's lesson: say which names were bound to an original before patching."""
+    # hashlib and hmac are imported early by much of the standard library, and
+    # a reference to their originals stays correct (only not accelerated):
+    # they are not news. Modules whose patch changed nothing are not either.
+    module_names = [
+        name
+        for name in module_names
+        if name not in ("hashlib", "hmac") and patching.is_patched(name)
+    ]
     if not module_names:
         return
     originals = {}

@@ -48,6 +48,7 @@ def summary(resolve: bool = True) -> dict[str, object]:
         "counts": _counts(choices),
         "patched": patching.patched_names(),
         "watched_modules": hooks.watched(),
+        "hashlib": _hashlib_backends(),
         "problems": list(messages.history),
         "healthy": not unhealthy,
         "unhealthy_reasons": unhealthy,
@@ -107,3 +108,13 @@ def status_lines(facts_summary: dict[str, object]) -> list[str]:
     if native_notes:
         second += " (%s)" % "; ".join(native_notes)
     return [first, second]
+
+
+def _hashlib_backends() -> dict[str, str]:
+    """Per hashlib algorithm, the code that serves it: OpenSSL, builtin, or the agent's OpenSSL."""
+    try:
+        from accel_agent.targets import hashlib_backend
+
+        return hashlib_backend.report()
+    except Exception as exc:  # noqa: BLE001 - a report never fails for this
+        return {"error": type(exc).__name__}

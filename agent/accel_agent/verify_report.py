@@ -114,6 +114,8 @@ def render(facts: dict[str, Any]) -> str:
     lines.append("-" * WIDTH)
     for line in _calibration_lines(facts.get("calibration")):
         lines.append(line)
+    for line in _hashlib_lines(facts.get("hashlib")):
+        lines.append(line)
     counts = facts["counts"]
     verdict = "HEALTHY" if facts["healthy"] else "UNHEALTHY"
     lines.append(
@@ -148,7 +150,31 @@ def _calibration_lines(calibration: dict[str, Any] | None) -> list[str]:
         if table:
             parts = ", ".join("%s %d" % item for item in sorted(table.items()))
             lines.append(
-                "%-16s openssl below these iteration counts, native from them (native "
-                "is faster there): %s" % (primitive, parts)
+                textwrap_row(
+                    primitive,
+                    "openssl below these iteration counts, native from them (native "
+                    "is faster there): %s" % parts,
+                )
             )
     return lines
+
+
+def _hashlib_lines(backends: dict[str, str] | None) -> list[str]:
+    """hashlib's algorithms grouped by the code that serves them."""
+    if not backends:
+        return []
+    groups: dict[str, list[str]] = {}
+    for name, backend in backends.items():
+        groups.setdefault(backend, []).append(name)
+    return [
+        textwrap_row("hashlib", "%s: %s" % (backend, " ".join(sorted(names))))
+        for backend, names in sorted(groups.items())
+    ]
+
+
+def textwrap_row(label: str, value: str) -> str:
+    import textwrap
+
+    return textwrap.fill(
+        _row(label, value), WIDTH, subsequent_indent=" " * 17, break_on_hyphens=False
+    )

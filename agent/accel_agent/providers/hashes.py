@@ -61,6 +61,8 @@ def openssl_constructor(openssl_name: str):
         return functools.partial(_hashlib.new, openssl_name)
     from accel_agent.providers import _openssl_hash
 
+    if openssl_name.startswith("shake_"):
+        return _openssl_hash.shake_constructor(openssl_name)
     return _openssl_hash.constructor(openssl_name)
 
 
@@ -90,7 +92,11 @@ class HmacProvider:
     def __init__(self) -> None:
         _hashlib = _hashlib_module()
         if _hashlib is None or not hasattr(_hashlib, "hmac_new"):
-            raise ProviderUnavailable("CPython's _hashlib has no HMAC here")
+            # A Python without _hashlib: the same functions on pyca/cryptography.
+            from accel_agent.providers import _openssl_hash
+
+            self.new, self.digest, self.names = _openssl_hash.hmac_functions()
+            return
         self.new = _hashlib.hmac_new  # (key, msg, digestmod name) -> object with update/digest/copy
         self.digest = _hashlib.hmac_digest  # (key, msg, digestmod name) -> bytes
         self.names = frozenset(n for n in HMAC_NAMES if _usable(_hashlib, n))
@@ -113,7 +119,10 @@ class Pbkdf2Provider:
     def __init__(self) -> None:
         _hashlib = _hashlib_module()
         if _hashlib is None or not hasattr(_hashlib, "pbkdf2_hmac"):
-            raise ProviderUnavailable("CPython's _hashlib has no PBKDF2 here")
+            from accel_agent.providers import _openssl_hash
+
+            self.derive = _openssl_hash.pbkdf2_function()
+            return
         self.derive = _hashlib.pbkdf2_hmac  # (name, password, salt, iterations, dklen)
 
 
@@ -127,7 +136,10 @@ class ScryptProvider:
     def __init__(self) -> None:
         _hashlib = _hashlib_module()
         if _hashlib is None or not hasattr(_hashlib, "scrypt"):
-            raise ProviderUnavailable("CPython's _hashlib has no scrypt here")
+            from accel_agent.providers import _openssl_hash
+
+            self._scrypt = _openssl_hash.scrypt_function()
+            return
         self._scrypt = _hashlib.scrypt
 
     def memory(self, n: int, r: int, p: int) -> int:

@@ -11,3 +11,11 @@ from accel_agent.targets.pycryptodome import hooks as _pycryptodome_hooks
 
 # watched module name -> patch function spec
 HOOKS: dict[str, str] = dict(_pycryptodome_hooks())
+# The standard library's hashlib and hmac (issue 4): OpenSSL constructors where
+# the interpreter has builtin code only, OpenSSL's HMAC for pycryptodome digestmods.
+HOOKS.update(
+    {
+        "hashlib": "accel_agent.targets.hashlib_backend:patch_hashlib",
+        "hmac": "accel_agent.targets.hashlib_backend:patch_hmac",
+    }
+)

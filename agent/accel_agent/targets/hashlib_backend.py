@@ -1,0 +1,165 @@
+"""The standard library's hashlib and hmac: which code serves them, and OpenSSL where missing.
+
+* :func:`report` says, per hashlib algorithm, whether this interpreter serves
+  it from OpenSSL (``_hashlib``) or from its builtin modules; ``status()``
+  and ``accel-agent verify`` show it.
+* :func:`patch_hashlib` (the hook of ``hashlib``): where the interpreter has
+  no OpenSSL-backed constructor for an algorithm that pyca/cryptography's
+  OpenSSL has (a Python built without ``_hashlib``, or whose OpenSSL lacks
+  it), ``hashlib.<name>`` and ``hashlib.new(name)`` get a hashlib-compatible
+  constructor from :mod:`accel_agent.providers._openssl_hash`. It is cheap
+  to install: cryptography is imported at its first call, not when hashlib is.
+* :func:`patch_hmac` (the hook of ``hmac``): ``hmac.new`` and ``hmac.digest``
+  given a pycryptodome hash module or object as ``digestmod`` use the
+  algorithm's name, so CPython runs OpenSSL's HMAC instead of its pure
+  Python one on top of pycryptodome's hash objects.
+"""
+
+from __future__ import annotations
+
+import functools
+import sys
+
+from accel_agent import patching
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from types import ModuleType
+    from typing import Any, Callable
+
+# What pyca/cryptography's OpenSSL can serve, measured faster than CPython's
+# builtin code for messages past a couple of KiB (docs/performance.md).
+# BLAKE2 stays builtin: OpenSSL's has neither keys nor other digest sizes.
+OFFERED = (
+    "md5",
+    "sha1",
+    "sha224",
+    "sha256",
+    "sha384",
+    "sha512",
+    "sha3_224",
+    "sha3_256",
+    "sha3_384",
+    "sha3_512",
+)
+OPENSSL, BUILTIN, AGENT = "openssl", "builtin", "openssl (accel-agent, via cryptography)"
+
+_installed: dict[str, Callable] = {}  # hashlib name -> the constructor the agent installed
+
+
+def report() -> dict[str, str]:
+    """hashlib algorithm -> which code serves it here (imports hashlib: not for start-up)."""
+    import hashlib
+
+    openssl = getattr(hashlib, "_hashlib", None)
+    openssl_names = set(getattr(openssl, "openssl_md_meth_names", ()) or ())
+    result = {}
+    for name in sorted(hashlib.algorithms_available | set(OFFERED)):
+        constructor = getattr(hashlib, name, None)
+        if constructor is not None and constructor is _installed.get(name):
+            result[name] = AGENT
+        elif constructor is not None:
+            module = getattr(constructor, "__module__", "")
+            result[name] = OPENSSL if module == "_hashlib" else BUILTIN
+        elif name in openssl_names:
+            result[name] = OPENSSL
+        elif name in _installed:
+            result[name] = AGENT
+        elif name in hashlib.algorithms_available:
+            result[name] = BUILTIN
+    return result
+
+
+def _served_by_openssl(hashlib: ModuleType, name: str) -> bool:
+    openssl = getattr(hashlib, "_hashlib", None)
+    if openssl is None:
+        return False
+    constructor = getattr(hashlib, name, None)
+    if constructor is not None:
+        return getattr(constructor, "__module__", "") == "_hashlib"
+    return name in (getattr(openssl, "openssl_md_meth_names", ()) or ())
+
+
+def patch_hashlib(module: ModuleType) -> None:
+    """Install OpenSSL-backed constructors where this interpreter has builtin code only."""
+    missing = [name for name in OFFERED if not _served_by_openssl(module, name)]
+    if not missing:
+        return
+    builtin_new = module.new
+    for name in missing:
+        builtin = getattr(module, name, None)
+        if builtin is None:
+            builtin = functools.partial(builtin_new, name)
+        constructor = _lazy_constructor(name, builtin)
+        _installed[name] = constructor
+        if hasattr(module, name):
+            patching.patch_attribute(module, name, constructor)
+
+    def new(name, data=b"", **kwargs):
+        constructor = _installed.get(name) if type(name) is str else None
+        if constructor is None:
+            constructor = _installed.get(name.lower()) if type(name) is str else None
+        if constructor is not None and kwargs.keys() <= {"usedforsecurity", "string"}:
+            return constructor(data, **kwargs)
+        return builtin_new(name, data, **kwargs)
+
+    functools.update_wrapper(new, builtin_new)
+    patching.patch_attribute(module, "new", new)
+
+
+def _lazy_constructor(name: str, builtin: Callable) -> Callable:
+    """hashlib.<name>: the first call imports cryptography and builds the real constructor."""
+    real: list = []
+
+    def constructor(data=b"", *, usedforsecurity=True, string=None):
+        if not real:
+            real.append(_build(name, builtin))
+        return real[0](data, usedforsecurity=usedforsecurity, string=string)
+
+    constructor.__name__ = constructor.__qualname__ = "openssl_" + name
+    constructor.__doc__ = "Return a %s hash object (OpenSSL via pyca/cryptography)." % name
+    return constructor
+
+
+def _build(name: str, builtin: Callable) -> Callable:
+    try:
+        from accel_agent.providers import _openssl_hash
+
+        built = _openssl_hash.constructor(name, builtin)
+    except Exception:  # noqa: BLE001 - cryptography unusable: the builtin serves, as before
+        built = None
+    if built is None:
+
+        def built(data=b"", *, usedforsecurity=True, string=None):
+            return builtin(string if string is not None else data)
+
+    return built
+
+
+def patch_hmac(module: ModuleType) -> None:
+    """``hmac.new``/``hmac.digest`` with a pycryptodome digestmod: OpenSSL's HMAC by name."""
+    original_new = module.new
+    original_digest = module.digest
+
+    def new(key, msg=None, digestmod=""):
+        return original_new(key, msg, _by_name(digestmod))
+
+    def digest(key, msg, digest):
+        return original_digest(key, msg, _by_name(digest))
+
+    functools.update_wrapper(new, original_new)
+    functools.update_wrapper(digest, original_digest)
+    patching.patch_attribute(module, "new", new)
+    patching.patch_attribute(module, "digest", digest)
+
+
+def _by_name(digestmod: Any) -> Any:
+    """The hashlib name of a pycryptodome hash module or object; anything else unchanged."""
+    if isinstance(digestmod, str) or callable(digestmod) or digestmod is None:
+        return digestmod
+    if "Crypto" not in sys.modules and "Cryptodome" not in sys.modules:
+        return digestmod  # not pycryptodome's: nothing to look up
+    from accel_agent.targets.pycryptodome.hmac import hash_info
+
+    info = hash_info(digestmod)
+    return info.name if info is not None else digestmod

@@ -1,0 +1,200 @@
+"""hashlib without _hashlib, hmac with pycryptodome digestmods, and the calibration cache.
+
+The hashlib checks run in a child interpreter whose ``_hashlib`` is blocked
+(``sys.modules["_hashlib"] = None`` before hashlib is imported), with the
+agent activated at start-up by its .pth (``ACCEL_AGENT=quiet``), the way a
+Python built without OpenSSL runs.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from accel_agent import calibration, messages
+
+BLOCKED = "import sys; sys.modules['_hashlib'] = None\n"
+
+
+def run_child(code: str, mode: str = "quiet") -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "ACCEL_"))}
+    env["ACCEL_AGENT"] = mode
+    return subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120
+    )
+
+
+def child_json(code: str) -> dict:
+    result = run_child(code)
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def test_quiet_start_up_imports_no_hashlib():
+    facts = child_json(
+        "import sys, json; print(json.dumps({m: m in sys.modules for m in "
+        "('hashlib', 'hmac', '_hashlib', 'cryptography', 'accel_agent.activation')}))"
+    )
+    assert facts == {
+        "hashlib": False,
+        "hmac": False,
+        "_hashlib": False,
+        "cryptography": False,
+        "accel_agent.activation": True,
+    }
+
+
+def test_blocked_hashlib_gets_openssl_constructors():
+    code = BLOCKED + (
+        "import hashlib, json\n"
+        "from accel_agent.targets import hashlib_backend\n"
+        "h = hashlib.sha256(); h.update(b'a' * 3000); c = h.copy(); c.update(b'b')\n"
+        "small = hashlib.sha256(b'abc')\n"
+        "out = {'report': hashlib_backend.report(), 'openssl': hashlib._hashlib is None,\n"
+        " 'name': h.name, 'sizes': [h.digest_size, h.block_size],\n"
+        " 'big': h.hexdigest(), 'copy': c.hexdigest(), 'small': small.hexdigest(),\n"
+        " 'new': hashlib.new('sha256', b'abc', usedforsecurity=False).hexdigest(),\n"
+        " 'NEW': hashlib.new('SHA256', b'abc').hexdigest(),\n"
+        " 'sha3': hashlib.sha3_256(b'x' * 5000).hexdigest(),\n"
+        " 'blake2b': hashlib.blake2b(b'abc', digest_size=16).hexdigest(),\n"
+        " 'str': None}\n"
+        "try:\n    hashlib.sha256('text')\nexcept TypeError as exc:\n    out['str'] = str(exc)\n"
+        "print(json.dumps(out))\n"
+    )
+    facts = child_json(code)
+    import hashlib
+
+    assert facts["openssl"] is True  # _hashlib really is missing there
+    assert facts["report"]["sha256"].startswith("openssl (accel-agent")
+    assert facts["report"]["blake2b"] == "builtin"
+    assert facts["name"] == "sha256" and facts["sizes"] == [32, 64]
+    assert facts["big"] == hashlib.sha256(b"a" * 3000).hexdigest()
+    assert facts["copy"] == hashlib.sha256(b"a" * 3000 + b"b").hexdigest()
+    assert facts["small"] == facts["new"] == facts["NEW"] == hashlib.sha256(b"abc").hexdigest()
+    assert facts["sha3"] == hashlib.sha3_256(b"x" * 5000).hexdigest()
+    assert facts["blake2b"] == hashlib.blake2b(b"abc", digest_size=16).hexdigest()
+    assert facts["str"] == "Strings must be encoded before hashing"
+
+
+def test_blocked_hashlib_pycryptodome_still_accelerated():
+    pytest.importorskip("Crypto")
+    code = BLOCKED + (
+        "import json, accel_agent\n"
+        "from Crypto.Hash import SHA256, HMAC, SHAKE128\n"
+        "from Crypto.Protocol.KDF import PBKDF2, HKDF\n"
+        "out = [SHA256.new(b'abc').hexdigest(), HMAC.new(b'k', b'm', SHA256).hexdigest(),\n"
+        "       SHAKE128.new(b'abc').read(8).hex(),\n"
+        "       PBKDF2(b'p', b's', 32, 10, hmac_hash_module=SHA256).hex(),\n"
+        "       HKDF(b'k' * 20, 40, b's', SHA256).hex()]\n"
+        "status = accel_agent.status()\n"
+        "print(json.dumps({'out': out, 'healthy': status['healthy'], 'calls':\n"
+        "  {k: v['calls'] for k, v in status['primitives'].items()}}))\n"
+    )
+    facts = child_json(code)
+    from Crypto.Hash import HMAC, SHA256, SHAKE128
+    from Crypto.Protocol.KDF import HKDF, PBKDF2
+
+    expected = [
+        SHA256.new(b"abc").hexdigest(),
+        HMAC.new(b"k", b"m", SHA256).hexdigest(),
+        SHAKE128.new(b"abc").read(8).hex(),
+        PBKDF2(b"p", b"s", 32, 10, hmac_hash_module=SHA256).hex(),
+        HKDF(b"k" * 20, 40, b"s", SHA256).hex(),
+    ]
+    assert facts["out"] == expected
+    assert facts["healthy"]
+    for primitive in ("sha256", "hmac", "shake128", "pbkdf2", "hkdf"):
+        assert facts["calls"][primitive] > 0, primitive
+
+
+def test_stdlib_hmac_with_pycryptodome_digestmod_goes_by_name():
+    pytest.importorskip("Crypto")
+    code = (
+        "import hmac, json\n"
+        "from Crypto.Hash import SHA256, SHA512\n"
+        "a = hmac.new(b'k', b'm', SHA256)\n"
+        "print(json.dumps([a.name, a.hexdigest(), hmac.digest(b'k', b'm', SHA512.new()).hex()]))\n"
+    )
+    name, tag, tag512 = child_json(code)
+    import hmac
+
+    assert name == "hmac-sha256"  # OpenSSL's HMAC by name, not the pure Python one
+    assert tag == hmac.new(b"k", b"m", "sha256").hexdigest()
+    assert tag512 == hmac.digest(b"k", b"m", "sha512").hex()
+
+
+def test_status_reports_hashlib_backends():
+    import accel_agent
+
+    facts = accel_agent.status(resolve=False)
+    assert facts["hashlib"]["sha256"] in ("openssl", "builtin") or facts["hashlib"][
+        "sha256"
+    ].startswith("openssl (accel-agent")
+    assert facts["hashlib"]["blake2b"] == "builtin"
+
+
+@pytest.fixture
+def cache_home(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    calibration.reset_cache()
+    messages.reset()
+    yield tmp_path
+    calibration.reset_cache()
+    messages.reset()
+
+
+def test_calibration_cache_is_read(cache_home):
+    path = calibration.cache_path()
+    assert path.startswith(str(cache_home / "accel-agent"))
+    os.makedirs(os.path.dirname(path))
+    document = {
+        "version": calibration.CACHE_VERSION,
+        "preferred": {"scrypt": "openssl", "sha1": "native"},
+        "thresholds": {"pbkdf2": {"sha256": 1234}},
+    }
+    with open(path, "w") as handle:
+        json.dump(document, handle)
+    assert calibration.preferred("scrypt") == "openssl"
+    assert calibration.preferred("sha1") == "native"
+    assert calibration.preferred("sha256") == "openssl"  # built-in default
+    assert calibration.thresholds("pbkdf2")["sha256"] == 1234
+    assert (
+        calibration.thresholds("pbkdf2")["sha1"] == calibration.BUILTIN_THRESHOLDS["pbkdf2"]["sha1"]
+    )
+
+
+@pytest.mark.parametrize(
+    "content",
+    ['{"version": 1, "preferred": [1,', '{"version": 99}', '{"version": 1, "preferred": {"a": 3}}'],
+)
+def test_a_broken_calibration_cache_is_one_warning(cache_home, content, capsys):
+    path = calibration.cache_path()
+    os.makedirs(os.path.dirname(path))
+    with open(path, "w") as handle:
+        handle.write(content)
+    assert calibration.preferred("scrypt") == calibration.BUILTIN_DEFAULTS["scrypt"]
+    assert calibration.thresholds("pbkdf2") == calibration.BUILTIN_THRESHOLDS["pbkdf2"]
+    warnings = [line for line in messages.history if "calibration cache" in line]
+    assert len(warnings) == 1
+    assert "using built-in defaults" in warnings[0]
+
+
+def test_hash_selfchecks_reject_a_wrong_provider():
+    from accel_agent import selfcheck
+    from accel_agent.providers.base import SelfCheckFailed
+
+    class Wrong:
+        digest_size = 32
+
+        @staticmethod
+        def new(data=b""):
+            import hashlib
+
+            return hashlib.sha512_256(data)
+
+    with pytest.raises(SelfCheckFailed, match="sha256"):
+        selfcheck.run("sha256", Wrong())
