@@ -118,6 +118,22 @@ def _config_file() -> None:
     _boot.default_file_path = lambda: path
 
 
+def _calibration_cache() -> None:
+    """This machine's calibration cache holds what REL_CALIBRATION holds (a directory: "dir")."""
+    import shutil
+
+    from accel_agent import calibration
+
+    path = calibration.cache_path()
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    source = os.environ["REL_CALIBRATION"]
+    if source == "dir":
+        os.makedirs(path, exist_ok=True)
+    else:
+        shutil.copyfile(source, path)
+    calibration.reset_cache()
+
+
 INJECTIONS = {
     "openssl-too-old": _provider_unavailable,
     "provider-factory-crashes": _factory_crashes,
@@ -126,6 +142,7 @@ INJECTIONS = {
     "not-linux": _not_linux,
     "cpuinfo-unreadable": _cpuinfo_unreadable,
     "config-file": _config_file,
+    "calibration-cache": _calibration_cache,
 }
 
 

@@ -245,6 +245,60 @@ def test_unreadable_default_file_is_a_warning(tmp_path, native_results):
     ]
 
 
+# ------------------------------------------------------------------ the calibration cache
+
+DAMAGED_CACHES = {
+    "undecodable bytes": b"\xff\xfe\x00{",
+    "truncated JSON": b'{"version": 1, "preferred": {"aes-gcm": "openssl"',
+    "unknown version": b'{"version": 99, "preferred": {}, "thresholds": {}}',
+    "wrong types": b'{"version": 1, "preferred": {"aes-gcm": 5}, "thresholds": []}',
+    "not an object": b"[1, 2, 3]",
+    "a directory": None,
+}
+CACHE_AND_MODE = [(damage, "quiet") for damage in sorted(DAMAGED_CACHES)] + [
+    ("undecodable bytes", "on"),
+    ("undecodable bytes", "assert"),
+    ("wrong types", "assert"),
+]
+
+
+@requires_aes_acceleration
+@pytest.mark.parametrize(
+    ("damage", "mode"), CACHE_AND_MODE, ids=["%s, %s" % pair for pair in CACHE_AND_MODE]
+)
+def test_damaged_calibration_cache_is_ignored_with_a_warning(
+    tmp_path, damage, mode, native_results
+):
+    """A corrupted calibration cache: one warning, the built-in defaults, never a crash;
+    still accelerated (so assert mode passes), results native's."""
+    content = DAMAGED_CACHES[damage]
+    source = tmp_path / "cache-content"
+    if content is not None:
+        source.write_bytes(content)
+    child = run_child(
+        "workload",
+        mode=mode,
+        fault="calibration-cache",
+        no_site=mode != "quiet",
+        env={
+            "XDG_CACHE_HOME": str(tmp_path / "cache"),
+            "REL_CALIBRATION": str(source) if content is not None else "dir",
+        },
+    )
+    helpers.assert_no_traceback(child.stderr)
+    assert child.returncode == 0, child.describe()
+    assert child.report["results"] == native_results
+    warnings = [line for line in child.stderr_lines if "calibration cache" in line]
+    assert len(warnings) == 1, child.describe()
+    assert re.match(
+        r"^accel-agent: calibration cache \S+ ignored \(\w+\); using built-in defaults$",
+        warnings[0],
+    ), warnings[0]
+    calls = child.report["agent"]["calls"]
+    idle = [name for name in family_primitives() if not calls.get(name)]
+    assert not idle, "no accelerated call of %s\n%s" % (idle, child.describe())
+
+
 # ------------------------------------------------------------------ enable/disable, read-only
 
 READ_ONLY_CLI = """\
@@ -324,5 +378,5 @@ def test_fault_table_covers_every_injection():
     """Every injection child.py offers is used by a fault or a test here."""
     import child
 
-    used = {f.inject for f in FAULTS if f.inject} | {"config-file"}
+    used = {f.inject for f in FAULTS if f.inject} | {"config-file", "calibration-cache"}
     assert set(child.INJECTIONS) == used
