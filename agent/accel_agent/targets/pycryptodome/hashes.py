@@ -381,7 +381,19 @@ def _patch_sha3(module: ModuleType, primitive: str) -> None:
         slot.calls += 1
         return obj
 
+    ctor = None  # the provider's constructor, once the slot resolved to OpenSSL
+
     def new(*args, **kwargs):
+        if ctor is not None and not kwargs and len(args) == 1 and type(args[0]) is bytes:
+            obj = Hash()  # SHA3_256.new(data): the common shape, flat
+            obj._h = ctor(args[0])
+            obj._done = obj._after = False
+            slot.calls += 1
+            return obj
+        return general_new(*args, **kwargs)
+
+    def general_new(*args, **kwargs):
+        nonlocal ctor
         if len(args) > 1 or not kwargs.keys() <= {"data", "update_after_digest"}:
             return native_new(*args, **kwargs)
         if "data" in kwargs:
@@ -393,17 +405,17 @@ def _patch_sha3(module: ModuleType, primitive: str) -> None:
         after = kwargs.get("update_after_digest", False)
         if type(after) is not bool:
             return native_new(*args, **kwargs)
-        provider = slot._provider
-        if provider is _UNRESOLVED:
-            provider = slot.get()
+        provider = slot.get()
         if provider is None:
             return native_new(*args, **kwargs)
-        if type(data) is bytes:
-            obj = _make(provider.new(data), after)
-            slot.calls += 1
-            return obj
+        ctor = provider.new
         return fresh(data, after)
 
+    def forget() -> None:
+        nonlocal ctor
+        ctor = None
+
+    registry.reset_listeners.append(forget)
     _install(module, "new", new)
     _patch_oneshot(module, slot, native_new)
 
@@ -457,16 +469,19 @@ def _patch_shake(module: ModuleType, primitive: str) -> None:
             return self
 
         def read(self, length):
-            length = checked_length(self, length)
+            if type(length) is not int or length < 0:
+                length = checked_length(self, length)
             out = self._out
             start = self._pos
             end = start + length
-            if out is None or len(out) < end:
+            if out is None:
+                out = self._out = self._h.digest(end)
+            elif len(out) < end:
                 # OpenSSL's SHAKE digest starts over each time: squeeze ahead,
                 # doubling, so that many small reads stay linear.
-                out = self._out = self._h.digest(max(end, 2 * len(out or b""), 64))
+                out = self._out = self._h.digest(max(end, 2 * len(out)))
             self._pos = end
-            return out[start:end]
+            return out[start:end] if start else out[:end]
 
         @property
         def _is_squeezing(self):
@@ -504,7 +519,29 @@ def _patch_shake(module: ModuleType, primitive: str) -> None:
         slot.calls += 1
         return obj
 
+    ctor = None  # the provider's constructor, once the slot resolved to OpenSSL
+
     def new(data=None):
+        if ctor is not None and type(data) is bytes:
+            obj = maker()
+            obj._h = ctor(data)
+            obj._out = None
+            obj._pos = 0
+            slot.calls += 1
+            return obj
+        return slow_new(data)
+
+    def slow_new(data: Any) -> Any:
+        nonlocal ctor
+        provider = slot.get()
+        if provider is None:
+            return native_new(data)
+        ctor = provider.new
         return fresh(data)
 
+    def forget() -> None:
+        nonlocal ctor
+        ctor = None
+
+    registry.reset_listeners.append(forget)
     _install(module, "new", new)
