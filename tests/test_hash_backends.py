@@ -194,7 +194,61 @@ def test_hash_selfchecks_reject_a_wrong_provider():
         def new(data=b""):
             import hashlib
 
-            return hashlib.sha512_256(data)
+            return hashlib.new("sha512_256", data)
 
     with pytest.raises(SelfCheckFailed, match="sha256"):
         selfcheck.run("sha256", Wrong())
+
+
+# --------------------------------------------------------------------------- MAC verification
+
+
+@pytest.mark.parametrize(
+    ("target", "make"),
+    [
+        (
+            "hmac",
+            lambda pkg: _module(pkg, "Hash.HMAC").new(b"k" * 16, b"m", _module(pkg, "Hash.SHA256")),
+        ),
+        (
+            "cmac",
+            lambda pkg: _module(pkg, "Hash.CMAC").new(
+                b"k" * 16, b"m", ciphermod=_module(pkg, "Cipher.AES")
+            ),
+        ),
+        (
+            "poly1305",
+            lambda pkg: _module(pkg, "Hash.Poly1305").new(
+                key=b"k" * 32, cipher=_module(pkg, "Cipher.AES"), nonce=bytes(16), data=b"m"
+            ),
+        ),
+    ],
+)
+def test_mac_verification_is_compare_digest(agent_state, monkeypatch, target, make):
+    """verify/hexverify decide with hmac.compare_digest, right tag or wrong, with native's words."""
+    pytest.importorskip("Crypto")
+    import importlib
+
+    import accel_agent
+
+    accel_agent.activate("quiet")
+    module = importlib.import_module("accel_agent.targets.pycryptodome." + target)
+    calls = []
+    real = module.compare_digest
+    monkeypatch.setattr(module, "compare_digest", lambda a, b: calls.append(1) or real(a, b))
+    mac = make("Crypto")
+    assert type(mac).__module__.startswith("Crypto.Hash.")  # the agent's object
+    tag = mac.digest()
+    mac.verify(tag)
+    mac.hexverify(tag.hex())
+    with pytest.raises(ValueError, match="^MAC check failed$"):
+        mac.verify(bytes([tag[0] ^ 1]) + tag[1:])
+    with pytest.raises(ValueError, match="^MAC check failed$"):
+        mac.verify(tag[:-1])
+    assert len(calls) == 4
+
+
+def _module(pkg: str, name: str):
+    import importlib
+
+    return importlib.import_module("%s.%s" % (pkg, name))

@@ -471,16 +471,17 @@ def _patch_shake(module: ModuleType, primitive: str) -> None:
         def read(self, length):
             if type(length) is not int or length < 0:
                 length = checked_length(self, length)
-            out = self._out
+            # The position moves on before any call: threads sharing an XOF
+            # each get their own part of the stream, as natively.
             start = self._pos
-            end = start + length
+            end = self._pos = start + length
+            out = self._out
             if out is None:
                 out = self._out = self._h.digest(end)
             elif len(out) < end:
                 # OpenSSL's SHAKE digest starts over each time: squeeze ahead,
                 # doubling, so that many small reads stay linear.
                 out = self._out = self._h.digest(max(end, 2 * len(out)))
-            self._pos = end
             return out[start:end] if start else out[:end]
 
         @property
