@@ -1,0 +1,519 @@
+"""Run pycryptodome's own test suite natively and under the agent, and compare.
+
+    python tests/suite/run_selftest.py [--flavour Crypto|Cryptodome ...] [--skip-slow]
+                                       [--select EXPR] [--parallel] [--json-out FILE]
+
+For each flavour (``Crypto`` = pycryptodome, ``Cryptodome`` = pycryptodomex;
+default: every one installed) the suite runs twice, each time in a fresh
+interpreter: with ``ACCEL_AGENT=off`` (native) and with ``ACCEL_AGENT=quiet``
+(the agent activated at start-up by its .pth, checked with
+``accel_agent.activation.is_active()``). pycryptodome 4.x runs its suite
+with pytest (``Crypto.SelfTest.main``), 3.x with unittest
+(``SelfTest.get_tests``); both are driven here the way their own
+``python -m Crypto.SelfTest`` does, slow tests included unless ``--skip-slow``.
+Install ``pycryptodome-test-vectors`` for the full vector set.
+
+The verdict: the set of (test, outcome) under the agent equals the native
+one, and every primitive that ``accel_agent.status(resolve=False)`` reports
+as accelerated served a non-zero number of calls. Tests that fail natively
+are listed, not held against the agent. The last line of output is one JSON
+object (the same as ``--json-out``); the exit status is 0 on a clean verdict,
+1 on a difference, 2 when a run could not be made.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+FLAVOURS = ("Crypto", "Cryptodome")
+MODES = {"native": "off", "agent": "quiet"}
+EXIT_OK, EXIT_DIFFERENT, EXIT_BROKEN = 0, 1, 2
+CHILD_TIMEOUT = 3600
+FAILED_OUTCOMES = ("failed", "error")
+LISTED = 50  # tests listed by name in the verdict (the counts are complete)
+DETAIL_CHARS = 800  # of each agent-only failure's traceback
+
+
+# ============================================================== in the child interpreter
+
+
+class _PytestRecorder:
+    """pytest plugin: the outcome of every test (worst phase wins) and a short reason."""
+
+    _RANK = {"passed": 0, "skipped": 1, "xfailed": 1, "xpassed": 2, "failed": 3, "error": 3}
+
+    def __init__(self) -> None:
+        self.outcomes: dict[str, str] = {}
+        self.details: dict[str, str] = {}
+
+    def _set(self, nodeid: str, outcome: str, detail: str = "") -> None:
+        previous = self.outcomes.get(nodeid)
+        if previous is None or self._RANK[outcome] > self._RANK[previous]:
+            self.outcomes[nodeid] = outcome
+            if detail:
+                self.details[nodeid] = detail[-3000:]
+
+    def pytest_runtest_logreport(self, report) -> None:
+        xfail = hasattr(report, "wasxfail")
+        if report.when == "call":
+            if report.passed:
+                self._set(report.nodeid, "xpassed" if xfail else "passed")
+            elif report.skipped:
+                self._set(report.nodeid, "xfailed" if xfail else "skipped")
+            else:
+                self._set(report.nodeid, "failed", report.longreprtext)
+        elif report.failed:  # setup or teardown
+            self._set(report.nodeid, "error", report.longreprtext)
+        elif report.skipped and report.when == "setup":
+            self._set(report.nodeid, "xfailed" if xfail else "skipped")
+
+    def pytest_collectreport(self, report) -> None:
+        if report.failed:
+            self._set("collect:" + report.nodeid, "error", report.longreprtext)
+
+
+def _run_pytest_suite(flavour: str, skip_slow: bool, select: str | None) -> dict:
+    import pytest
+
+    self_test = importlib.import_module(flavour + ".SelfTest")
+    recorder = _PytestRecorder()
+    base = list(getattr(self_test, "_PYTEST_ARGS", ["-p", flavour + ".SelfTest.plugin"]))
+    # Run from an empty directory with an empty configuration, so neither this
+    # repository's pytest settings and conftests nor a cache file get involved.
+    args = base + ["-c", os.devnull, "-p", "no:cacheprovider", "-q", "--no-header"]
+    args += ["-W", "ignore::DeprecationWarning"]
+    args += ["--pyargs", flavour + ".SelfTest"]
+    if skip_slow:
+        args.append("--skip-slow-tests")
+    if select:
+        args += ["-k", select]
+    exit_code = pytest.main(args, plugins=[recorder])
+    return {
+        "framework": "pytest",
+        "exit_code": int(exit_code),
+        "outcomes": recorder.outcomes,
+        "details": recorder.details,
+    }
+
+
+def _unittest_result_class():
+    import unittest
+
+    class Recording(unittest.TextTestResult):
+        """Outcome per test; legacy ``runTest`` tests share an id, so the description
+        and an ordinal tell them apart (the suite's order is deterministic)."""
+
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            self.outcomes: dict[str, str] = {}
+            self.details: dict[str, str] = {}
+            self._seen: dict[str, int] = {}
+            self._current: dict[int, str] = {}
+
+        def _key(self, test) -> str:
+            key = self._current.get(id(test))
+            if key is None:
+                key = test.id()
+                description = test.shortDescription()
+                if description:
+                    key += " [%s]" % description.strip()
+                count = self._seen[key] = self._seen.get(key, 0) + 1
+                if count > 1:
+                    key += " #%d" % count
+                self._current[id(test)] = key
+            return key
+
+        def startTest(self, test):
+            super().startTest(test)
+            self.outcomes.setdefault(self._key(test), "passed")
+
+        def _mark(self, test, outcome, detail=""):
+            key = self._key(test)
+            if self.outcomes.get(key) in FAILED_OUTCOMES:
+                return
+            self.outcomes[key] = outcome
+            if detail:
+                self.details[key] = detail[-3000:]
+
+        def addError(self, test, err):
+            super().addError(test, err)
+            self._mark(test, "error", self._exc_info_to_string(err, test))
+
+        def addFailure(self, test, err):
+            super().addFailure(test, err)
+            self._mark(test, "failed", self._exc_info_to_string(err, test))
+
+        def addSkip(self, test, reason):
+            super().addSkip(test, reason)
+            self._mark(test, "skipped")
+
+        def addExpectedFailure(self, test, err):
+            super().addExpectedFailure(test, err)
+            self._mark(test, "xfailed")
+
+        def addUnexpectedSuccess(self, test):
+            super().addUnexpectedSuccess(test)
+            self._mark(test, "xpassed")
+
+        def addSubTest(self, test, subtest, err):
+            super().addSubTest(test, subtest, err)
+            if err is not None:
+                failed = issubclass(err[0], test.failureException)
+                self._mark(
+                    test, "failed" if failed else "error", self._exc_info_to_string(err, test)
+                )
+
+    return Recording
+
+
+def _run_unittest_suite(flavour: str, skip_slow: bool, select: str | None) -> dict:
+    import unittest
+
+    self_test = importlib.import_module(flavour + ".SelfTest")
+    config = {"slow_tests": not skip_slow, "wycheproof_warnings": False}
+    tests = self_test.get_tests(config=config)
+    suite = unittest.TestSuite()
+    for test in _flatten(tests):
+        if select is None or select in test.id():
+            suite.addTest(test)
+    with open(os.devnull, "w") as sink:
+        runner = unittest.TextTestRunner(
+            stream=sink, verbosity=0, resultclass=_unittest_result_class()
+        )
+        result = runner.run(suite)
+    return {
+        "framework": "unittest",
+        "exit_code": 0 if result.wasSuccessful() else 1,
+        "outcomes": result.outcomes,
+        "details": result.details,
+    }
+
+
+def _flatten(tests):
+    import unittest
+
+    for test in tests:
+        if isinstance(test, unittest.TestSuite):
+            yield from _flatten(test)
+        else:
+            yield test
+
+
+def child_main(flavour: str, mode: str, skip_slow: bool, select: str | None, out: str) -> int:
+    """Run one flavour's suite in this interpreter and write what happened to ``out``."""
+    from accel_agent import activation
+
+    active = activation.is_active()
+    if active != (mode == "agent"):
+        problem = (
+            "the agent did not activate at start-up (is accel-agent installed in this "
+            "interpreter's environment, with its .pth?)"
+            if mode == "agent"
+            else "the agent is active although ACCEL_AGENT=off"
+        )
+        Path(out).write_text(json.dumps({"problem": problem}))
+        return EXIT_BROKEN
+    flavour_module = importlib.import_module(flavour)
+    self_test = importlib.import_module(flavour + ".SelfTest")
+    started = time.monotonic()
+    if hasattr(self_test, "get_tests"):  # pycryptodome 3.x: unittest
+        results = _run_unittest_suite(flavour, skip_slow, select)
+    else:  # pycryptodome 4.x: pytest
+        results = _run_pytest_suite(flavour, skip_slow, select)
+    results["seconds"] = round(time.monotonic() - started, 1)
+    # CPU time says what the suite costs even on a busy machine, where wall time does not.
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    results["cpu_seconds"] = round(usage.ru_utime + usage.ru_stime, 1)
+    import accel_agent
+    from accel_agent import patching, registry
+
+    summary = accel_agent.status(resolve=False)
+    results.update(
+        flavour=flavour,
+        version=str(flavour_module.__version__),
+        mode=mode,
+        active=active,
+        test_vectors=_test_vectors_version(),
+        python=sys.version.split()[0],
+        calls=registry.calls(),
+        primitives={
+            name: {
+                "accelerated": entry["accelerated"],
+                "provider": entry["provider"],
+                "reason": entry["reason"],
+                "calls": entry["calls"],
+            }
+            for name, entry in summary["primitives"].items()
+        },
+        patched=sorted(
+            "%s.%s" % (module, name)
+            for module, names in patching.patched_names().items()
+            if module.split(".")[0] == flavour
+            for name in names
+        ),
+    )
+    Path(out).write_text(json.dumps(results))
+    return EXIT_OK
+
+
+def _test_vectors_version() -> str | None:
+    try:
+        from importlib.metadata import version
+
+        return version("pycryptodome-test-vectors")
+    except Exception:  # noqa: BLE001 - not installed: the suite skips the extended vectors
+        return None
+
+
+# ============================================================== in the parent
+
+
+def installed_flavours(python: str) -> list[str]:
+    code = "import importlib.util as u; print(' '.join(n for n in %r if u.find_spec(n)))" % (
+        FLAVOURS,
+    )
+    result = subprocess.run(
+        [python, "-c", code],
+        capture_output=True,
+        text=True,
+        env=_child_env("off"),
+        check=True,
+    )
+    return result.stdout.split()
+
+
+def _child_env(agent_mode: str) -> dict:
+    env = dict(os.environ)
+    env["ACCEL_AGENT"] = agent_mode
+    env.pop("PYTEST_ADDOPTS", None)  # the outer pytest's options are not the suite's
+    env.pop("PYTEST_XDIST_WORKER", None)
+    return env
+
+
+def _start(python, flavour, mode, skip_slow, select, work: Path):
+    out = work / ("%s-%s.json" % (flavour, mode))
+    log = work / ("%s-%s.log" % (flavour, mode))
+    command = [python, str(Path(__file__).resolve()), "--child", mode, "--flavour", flavour]
+    command += ["--json-out", str(out)]
+    if skip_slow:
+        command.append("--skip-slow")
+    if select:
+        command += ["--select", select]
+    with open(log, "wb") as log_file:
+        process = subprocess.Popen(
+            command,
+            cwd=work,  # no conftest.py or pytest configuration of this repository
+            env=_child_env(MODES[mode]),
+            stdin=subprocess.DEVNULL,
+            stdout=log_file,
+            stderr=subprocess.STDOUT,
+        )
+    return process, out, log
+
+
+def _finish(process, out: Path, log: Path, started: float) -> dict:
+    try:
+        code = process.wait(timeout=CHILD_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+        return {"problem": "timed out after %d s; log: %s" % (CHILD_TIMEOUT, log)}
+    wall = round(time.monotonic() - started, 1)
+    if not out.exists():
+        tail = log.read_text(errors="replace")[-3000:]
+        return {
+            "problem": "the run exited %d without results; log %s ends:\n%s" % (code, log, tail)
+        }
+    results = json.loads(out.read_text())
+    results["wall_seconds"] = wall
+    results["log"] = str(log)
+    return results
+
+
+def _counts(outcomes: dict[str, str]) -> dict[str, int]:
+    counts = {"run": 0, "passed": 0, "failures": 0, "errors": 0, "skipped": 0}
+    for outcome in outcomes.values():
+        if outcome == "skipped":
+            counts["skipped"] += 1
+            continue
+        counts["run"] += 1
+        if outcome == "failed":
+            counts["failures"] += 1
+        elif outcome == "error":
+            counts["errors"] += 1
+        elif outcome in ("passed", "xfailed", "xpassed"):
+            counts["passed"] += 1
+    return counts
+
+
+def _times(results: dict) -> dict:
+    return {"seconds": results["seconds"], "cpu_seconds": results.get("cpu_seconds")}
+
+
+def compare(flavour: str, native: dict, agent: dict) -> dict:
+    """The verdict for one flavour from its two runs."""
+    verdict: dict = {"flavour": flavour}
+    problems = [r["problem"] for r in (native, agent) if "problem" in r]
+    if problems:
+        verdict.update(ok=False, problems=problems)
+        return verdict
+    n_out, a_out = native["outcomes"], agent["outcomes"]
+    differing = {
+        test: {"native": n_out.get(test, "absent"), "agent": a_out.get(test, "absent")}
+        for test in sorted(set(n_out) | set(a_out))
+        if n_out.get(test) != a_out.get(test)
+    }
+    accelerated = sorted(name for name, p in agent["primitives"].items() if p["accelerated"])
+    idle = [name for name in accelerated if not agent["primitives"][name]["calls"]]
+    verdict.update(
+        differing_count=len(differing),
+        version=agent["version"],
+        framework=agent["framework"],
+        test_vectors=agent["test_vectors"],
+        native={**_counts(n_out), **_times(native)},
+        agent={**_counts(a_out), **_times(agent)},
+        same_results=not differing,
+        differences=_capped(differing),
+        agent_only_failures=_capped(
+            {
+                test: agent["details"].get(test, "")[-DETAIL_CHARS:]
+                for test, d in differing.items()
+                if d["agent"] in FAILED_OUTCOMES
+            }
+        ),
+        native_failures=sorted(t for t, o in n_out.items() if o in FAILED_OUTCOMES)[:LISTED],
+        calls={name: p["calls"] for name, p in sorted(agent["primitives"].items())},
+        accelerated=accelerated,
+        accelerated_without_calls=idle,
+        patched=agent["patched"],
+        logs={"native": native["log"], "agent": agent["log"]},
+    )
+    verdict["ok"] = not differing and not idle and bool(agent["patched"])
+    if not agent["patched"]:
+        verdict["problems"] = ["the agent patched nothing in %s" % flavour]
+    return verdict
+
+
+def _capped(items: dict) -> dict:
+    """The first :data:`LISTED` entries: the JSON line must stay readable."""
+    return dict(list(items.items())[:LISTED])
+
+
+def _print_verdict(verdict: dict) -> None:
+    flavour = verdict["flavour"]
+    if "native" not in verdict:
+        print("%s: could not run: %s" % (flavour, "; ".join(verdict["problems"])))
+        return
+    for mode in ("native", "agent"):
+        c = verdict[mode]
+        print(
+            "%s %s %s: %d run, %d failures, %d errors, %d skipped in %.0f s (%.0f s CPU)"
+            % (
+                flavour,
+                verdict["version"],
+                mode,
+                c["run"],
+                c["failures"],
+                c["errors"],
+                c["skipped"],
+                c["seconds"],
+                c["cpu_seconds"] or 0,
+            )
+        )
+    for test in verdict["native_failures"]:
+        print("  fails natively too (not the agent's doing): %s" % test)
+    for test, outcomes in verdict["differences"].items():
+        print("  DIFFERENT %s: native %s, agent %s" % (test, outcomes["native"], outcomes["agent"]))
+        detail = verdict["agent_only_failures"].get(test)
+        if detail:
+            print("    " + detail.strip().splitlines()[-1][:300])
+    calls = ", ".join("%s=%d" % kv for kv in verdict["calls"].items()) or "none"
+    print("  accelerated calls under the agent: %s" % calls)
+    if verdict["accelerated_without_calls"]:
+        print(
+            "  ACCELERATED BUT NEVER CALLED: %s" % ", ".join(verdict["accelerated_without_calls"])
+        )
+    print("  %s: %s" % (flavour, "same results as native" if verdict["ok"] else "NOT TRANSPARENT"))
+
+
+def run(python, flavours, skip_slow, select, parallel, work: Path) -> dict:
+    verdicts = {}
+    for flavour in flavours:
+        runs = {}
+        pending: list = []
+        try:
+            if parallel:
+                started = time.monotonic()
+                pending = [(m, _start(python, flavour, m, skip_slow, select, work)) for m in MODES]
+                for mode, (process, out, log) in pending:
+                    runs[mode] = _finish(process, out, log, started)
+            else:
+                for mode in MODES:
+                    started = time.monotonic()
+                    pending = [(mode, _start(python, flavour, mode, skip_slow, select, work))]
+                    runs[mode] = _finish(*pending[0][1], started)
+        finally:  # interrupted (Ctrl-C, a timeout of the caller): leave no suite running
+            for _, (process, _out, _log) in pending:
+                if process.poll() is None:
+                    process.kill()
+                    process.wait()
+        verdicts[flavour] = compare(flavour, runs["native"], runs["agent"])
+        _print_verdict(verdicts[flavour])
+        sys.stdout.flush()
+    return {
+        "ok": bool(verdicts) and all(v["ok"] for v in verdicts.values()),
+        "python": python,
+        "skip_slow": skip_slow,
+        "select": select,
+        "flavours": verdicts,
+    }
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument(
+        "--flavour", action="append", choices=FLAVOURS, help="default: all installed"
+    )
+    parser.add_argument("--python", default=sys.executable, help="interpreter to test with")
+    parser.add_argument("--skip-slow", action="store_true", help="skip the suite's slow tests")
+    parser.add_argument("--select", help="only tests matching (pytest -k / unittest id substring)")
+    parser.add_argument("--parallel", action="store_true", help="run native and agent at once")
+    parser.add_argument("--json-out", help="also write the verdict (child: the results) here")
+    parser.add_argument("--work-dir", help="where runs write logs and results (default: temp)")
+    parser.add_argument("--child", choices=MODES, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+
+    if args.child:
+        (flavour,) = args.flavour
+        return child_main(flavour, args.child, args.skip_slow, args.select, args.json_out)
+
+    flavours = args.flavour or installed_flavours(args.python)
+    if not flavours:
+        print("neither pycryptodome nor pycryptodomex is installed for %s" % args.python)
+        print(json.dumps({"ok": False, "python": args.python, "flavours": {}}))
+        return EXIT_BROKEN
+    if args.work_dir:
+        work = Path(args.work_dir)
+        work.mkdir(parents=True, exist_ok=True)
+    else:
+        work = Path(tempfile.mkdtemp(prefix="accel-selftest-"))
+    verdict = run(args.python, flavours, args.skip_slow, args.select, args.parallel, work)
+    if args.json_out:
+        Path(args.json_out).write_text(json.dumps(verdict, indent=1))
+    print(json.dumps(verdict, separators=(",", ":")))
+    if any("native" not in v for v in verdict["flavours"].values()):
+        return EXIT_BROKEN
+    return EXIT_OK if verdict["ok"] else EXIT_DIFFERENT
+
+
+if __name__ == "__main__":
+    sys.exit(main())
