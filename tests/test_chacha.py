@@ -189,3 +189,38 @@ def test_private_cipher_before_data_hands_over_to_a_twin(flavour):
     late.encrypt(b"data")
     with pytest.raises(AttributeError):
         late._cipher  # noqa: B018 - after data there is no inner cipher to give
+
+
+@pytest.mark.parametrize("flavour", FLAVOURS)
+@pytest.mark.parametrize("method", ["encrypt", "decrypt"])
+@pytest.mark.parametrize("extra", [0, 1, 64, 65, 200])
+def test_aead_message_limit_is_judged_as_natively(flavour, method, extra):
+    """Past 2**32 - 2 blocks of message, a native object with the same count decides.
+
+    The agent's object is put at the limit through its own stream; the native
+    one through pycryptodome's inner cipher (as its own test_max_plaintext does).
+    """
+    from accel_agent.targets.pycryptodome._chacha_aead import MESSAGE_LIMIT
+
+    ensure_agent()
+    aead = import_from(flavour, "Cipher.ChaCha20_Poly1305")
+    key, nonce = bytes(range(32)), bytes(12)
+    outcomes = []
+    for make in (aead.new, native(flavour, "ChaCha20_Poly1305")):
+        cipher = make(key=key, nonce=nonce)
+        getattr(cipher, method)(b"")
+        if make is aead.new:
+            stream = cipher._stream
+            stream.ct_len = MESSAGE_LIMIT
+            stream._context = cipher._provider.keystream_context(
+                cipher._aead_key, cipher._aead_nonce, 1 + MESSAGE_LIMIT // 64
+            )
+        else:
+            cipher._cipher.seek(MESSAGE_LIMIT)
+            getattr(cipher._cipher, method)(bytes(64))
+            cipher._len_ct = MESSAGE_LIMIT
+        try:
+            outcomes.append(("returned", getattr(cipher, method)(bytes(extra))))
+        except Exception as exc:  # noqa: BLE001 - the exception is the outcome
+            outcomes.append((type(exc).__name__, str(exc)))
+    assert outcomes[0] == outcomes[1]

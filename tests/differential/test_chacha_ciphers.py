@@ -499,3 +499,22 @@ def test_aead_call_sequences_exotic(aead, key, nonce_len, inputs):
     """Wrong types, exotic buffers and bad output= anywhere in the sequence."""
     ops = inputs.draw(aead_ops(exotic=True))
     both(aead_sequence, aead, key, make_bytes(nonce_len, 2), ops)
+
+
+# Calls that end exactly where the last block starts, then go on: the twin must
+# reach that position without seek(), which pycryptodome 3.x refuses there.
+LAST_BLOCK_PATTERNS = (
+    (128, (64, 1)),
+    (128, (64, 0, 64)),
+    (130, (2, 64, 1)),
+    (192, (64, 64, 64, 5)),
+    (64, (1,)),
+)
+
+
+@pytest.mark.parametrize("flavour", FLAVOURS)
+@pytest.mark.parametrize("nonce_len", [8, 12, 24])
+@pytest.mark.parametrize("method", ["encrypt", "decrypt"])
+@pytest.mark.parametrize("back, sizes_", LAST_BLOCK_PATTERNS)
+def test_chacha20_up_to_the_last_block(chacha, nonce_len, method, back, sizes_):
+    both(key_stream_end, chacha, bytes(range(32)), make_bytes(nonce_len, 1), back, sizes_, method)

@@ -244,10 +244,18 @@ class ChaCha20Cipher:
         """Build the native twin at this object's position and order-rule state."""
         if self._twin is None:
             twin = self._backing.native_new(key=self._key, nonce=self.nonce)
-            if self._position:
-                twin.seek(self._position)
-            if self._direction is not None:
-                getattr(twin, self._direction)(b"")
+            position = self._position
+            if self._direction is None:
+                if position:
+                    twin.seek(position)  # below the last block: every version accepts it
+            else:
+                # Data has flowed: the position may be the start of the last
+                # block, where 3.x refuses to seek. Seek a block earlier, then
+                # process the rest in this object's direction.
+                start = max(0, (position // BLOCK_SIZE - 1) * BLOCK_SIZE)
+                if start:
+                    twin.seek(start)
+                getattr(twin, self._direction)(bytes(position - start))
             self._twin = twin
             self._context = None
         return self._twin
