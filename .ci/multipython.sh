@@ -3,8 +3,9 @@
 #
 # Builds the accel-agent wheel once, then for each Python 3.9-3.13 under
 # pyenv: a fresh venv, the wheel with its [test] extra and pycryptodome 4.x
-# (requirements/pycryptodome-4.txt), the start-up tests (tests/test_startup.py)
-# and the differential smoke test (.ci/smoke_differential.py) under the agent.
+# (requirements/pycryptodome-4.txt), the start-up tests (tests/test_startup.py),
+# then pycryptodomex too and the differential smoke test
+# (.ci/smoke_differential.py) under the agent, through both package names.
 # Two versions run at a time (the machine has two cores); each one's log is
 # printed whole, in version order, once all are done.
 #
@@ -26,6 +27,7 @@ START_TESTS=tests/test_startup.py
 
 if [[ -x .venv/bin/python ]]; then BUILD_PYTHON=.venv/bin/python; else BUILD_PYTHON=python3; fi
 PYCRYPTODOME=$(grep -E '^pycryptodome==' requirements/pycryptodome-4.txt)
+PYCRYPTODOMEX=$(grep -E '^pycryptodomex==' requirements/pycryptodomex.txt)
 
 section "multi-Python: build the wheel once"
 if [[ ! -f $START_TESTS ]]; then
@@ -59,7 +61,10 @@ run_version() {
         tests_rc=0
         timeout "$JOB_TIMEOUT" "$venv/bin/python" -m pytest -q -p no:cacheprovider \
             "$START_TESTS" || tests_rc=$?
-        echo "--- python -X accel=quiet .ci/smoke_differential.py"
+        # The smoke covers both package names: Crypto and, now, Cryptodome.
+        "$venv/bin/python" -m pip --disable-pip-version-check install -q "$PYCRYPTODOMEX" 2>&1 \
+            | without_pip_noise
+        echo "--- python -X accel=quiet .ci/smoke_differential.py (with $PYCRYPTODOMEX)"
         timeout "$JOB_TIMEOUT" "$venv/bin/python" -X accel=quiet .ci/smoke_differential.py
         exit "$tests_rc"
     ) >"$log" 2>&1
