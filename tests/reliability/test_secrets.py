@@ -46,6 +46,12 @@ def derived_secrets() -> dict[str, bytes]:
         ciphertext, tag = cipher.encrypt_and_digest(Secrets.plaintext)
         derived["gcm tag (%s)" % pkg] = tag
         derived["gcm ciphertext (%s)" % pkg] = ciphertext
+        AEAD = __import__(pkg + ".Cipher.ChaCha20_Poly1305", fromlist=["new"])
+        cipher = AEAD.new(key=Secrets.key32, nonce=Secrets.nonce)
+        cipher.update(Secrets.aad)
+        ciphertext, tag = cipher.encrypt_and_digest(Secrets.plaintext)
+        derived["chacha20-poly1305 tag (%s)" % pkg] = tag
+        derived["chacha20-poly1305 ciphertext (%s)" % pkg] = ciphertext
     return derived
 
 
