@@ -743,10 +743,10 @@ def main(argv: list[str] | None = None) -> int:
         if accelerated and not served.get(name) and not unavailable:
             problems.append("accelerated, but no call reached the agent's provider")
         failures += ["%s: %s" % (name, problem) for problem in problems]
-        if unavailable:
-            verdict = "n/a here (%s)" % unavailable
-        elif problems:
+        if problems:
             verdict = "FAIL"
+        elif unavailable:
+            verdict = "ok where available; n/a: %s" % unavailable
         else:
             verdict = "ok" if accelerated else "ok (native: %s)" % known[name]["reason"]
         print(
