@@ -149,7 +149,10 @@ class RsaProvider:
         return public_key.encrypt(message, self._oaep(oid, label))
 
     def decrypt_oaep(self, private_key, ciphertext: bytes, oid: str, label: bytes) -> bytes | None:
-        """The message, or None when the padding is wrong (OpenSSL checks in constant time)."""
+        """The message, or None when the padding is wrong (OpenSSL checks in constant time).
+
+        Anything else raises (UnsupportedAlgorithm for a hash this OAEP lacks).
+        """
         try:
             return private_key.decrypt(ciphertext, self._oaep(oid, label))
         except ValueError:

@@ -27,13 +27,18 @@ ATTRIBUTE = "_accel_agent_twins"
 
 
 class Twins:
-    """The twins of one key: None until made, False when OpenSSL refused."""
+    """The twins of one key: None until made, False when OpenSSL refused.
 
-    __slots__ = ("private", "public")
+    ``encoded`` keeps an EdDSA key's RFC 8032 public encoding, as native code
+    computed it (:func:`remember_encoded_public`).
+    """
+
+    __slots__ = ("private", "public", "encoded")
 
     def __init__(self) -> None:
         self.private: Any = None
         self.public: Any = None
+        self.encoded: Any = None
 
 
 def _twins(key: Any) -> Twins | None:
@@ -62,6 +67,21 @@ def _made(twins: Twins, which: str, make) -> Any:
         twin = False
     setattr(twins, which, twin)
     return twin
+
+
+def encoded_public(key: Any) -> Any:
+    """The public encoding kept by :func:`remember_encoded_public`, or None."""
+    try:
+        twins = key.__dict__.get(ATTRIBUTE)
+    except AttributeError:
+        return None
+    return twins.encoded if twins is not None else None
+
+
+def remember_encoded_public(key: Any, encoded: Any) -> None:
+    twins = _twins(key)
+    if twins is not None:
+        twins.encoded = encoded
 
 
 # --------------------------------------------------------------------------- RSA

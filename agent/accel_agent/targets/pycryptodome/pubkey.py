@@ -11,8 +11,9 @@ operation does not convert them again.
   d = e^-1 mod lcm(p-1, q-1)) and meet its generator's conditions
   (:meth:`accel_agent.providers.rsa.RsaProvider.generate`).
 * ``ECC.generate(curve=...)`` on P-256, P-384 and P-521 (any of their
-  names). Ed25519, Ed448, X25519 and X448 keys are a random seed from
-  which pycryptodome derives everything: they stay native, which is as fast.
+  names): OpenSSL draws ``d``. Ed25519, Ed448, X25519 and X448 keys are a
+  random seed from which pycryptodome derives everything: they stay
+  native, which is as fast.
 
 A ``randfunc`` given by the user is always honoured: the call is native.
 """
@@ -113,10 +114,16 @@ def _nist_label(module: ModuleType, curve: str) -> str | None:
 
 
 def _generate_ecc(module: ModuleType, provider: Any, label: str, curve: str) -> Any:
+    """A key built as native's is: from ``d`` alone, its point computed when first needed.
+
+    Building the point now (``EccPoint``'s validation) would make this call
+    slower than native's; the OpenSSL twin makes signing and ECDH fast
+    without it, and an OpenSSL public key is derived from the twin.
+    """
     try:
-        d, x, y, private = provider.generate(label)
-        key = module.EccKey(curve=curve, d=d, point=module.EccPoint(x, y, curve))
+        d, _x, _y, private = provider.generate(label)
+        key = module.EccKey(curve=curve, d=d)
     except Exception:  # noqa: BLE001
         return None
-    twins.attach(key, private, private.public_key())
+    twins.attach(key, private)
     return key

@@ -116,10 +116,13 @@ def _oaep_methods(native_cls: type, slot: Any, random_default: Callable) -> dict
             key = self._key
             if oid and _decryptable(key, data, provider.algorithm(oid).digest_size):
                 private = twins.rsa_private(key, provider)
+                try:
+                    message = private and provider.decrypt_oaep(private, data, oid, self._label)
+                except Exception:  # noqa: BLE001 - e.g. a hash OpenSSL's OAEP lacks: native
+                    private = None
                 if private:
-                    message = provider.decrypt_oaep(private, data, oid, self._label)
                     slot.calls += 1
-                    if message is None:
+                    if message is None:  # the padding is wrong: OpenSSL said no more
                         raise ValueError(DECRYPTION_FAILED)
                     return message
         return native_decrypt(self, ciphertext)

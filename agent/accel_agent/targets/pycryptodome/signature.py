@@ -29,7 +29,9 @@ encodings; none of these operations handle secrets besides signing.
 
 from __future__ import annotations
 
-from accel_agent import registry
+import functools
+
+from accel_agent import patching, registry
 from accel_agent.targets.pycryptodome import _buffers
 from accel_agent.targets.pycryptodome import _pubkey_twins as twins
 from accel_agent.targets.pycryptodome._pubkey_common import (
@@ -186,6 +188,50 @@ def patch_dss(module: ModuleType) -> None:
         methods = _dss_methods(native_cls, slots, deterministic)
         classes[native_cls] = accelerated_class(native_cls, methods)
     patch_new(module, classes)
+    _install_fast_dss_new(module, classes[module.FipsEcDsaSigScheme])
+
+
+# What a FIPS ECDSA scheme holds besides its key, in 3.x and 4.x: all of it
+# depends on the curve and the encoding only.
+_DSS_TEMPLATE_ATTRIBUTES = frozenset(
+    ("_encoding", "_order", "_low_s", "_max_low_s", "_order_bits", "_order_bytes", "_randfunc")
+)
+
+
+def _install_fast_dss_new(module: ModuleType, accelerated: type) -> None:
+    """``DSS.new(key, "fips-186-3"[, encoding])`` without native's per-call arithmetic.
+
+    The scheme's attributes other than its key are the same for every key
+    of a curve (the order and its sizes, the encoding): the first native
+    ``new`` for a curve and encoding is kept as a template, and later
+    calls of that exact shape copy it (4.x's ``new`` spends several
+    microseconds on big-integer arithmetic that ECDSA through OpenSSL
+    otherwise takes less than a tenth of). Any other shape goes to ``new``.
+    """
+    wrapped_new = module.new
+    ecc_key = module.EccKey
+    templates: dict[tuple[str, str], dict] = {}
+
+    def new(key: Any, mode: Any, *args: Any, **kwargs: Any) -> Any:
+        if type(key) is ecc_key and mode == "fips-186-3" and type(mode) is str and not kwargs:
+            encoding = args[0] if len(args) == 1 else "binary" if not args else None
+            template = templates.get((key.curve, encoding))
+            if template is not None:
+                scheme = object.__new__(accelerated)
+                scheme.__dict__.update(template)
+                scheme._key = key
+                return scheme
+            if encoding in ("binary", "der") and key.curve in ECDSA_PRIMITIVES:
+                scheme = wrapped_new(key, mode, encoding)
+                state = dict(vars(scheme))
+                del state["_key"]
+                if type(scheme) is accelerated and state.keys() <= _DSS_TEMPLATE_ATTRIBUTES:
+                    templates[(key.curve, encoding)] = state
+                return scheme
+        return wrapped_new(key, mode, *args, **kwargs)
+
+    functools.update_wrapper(new, patching.get_original(module.__name__, "new"))
+    patching.patch_attribute(module, "new", new)
 
 
 def _dss_methods(native_cls: type, slots: dict, deterministic: bool) -> dict:
@@ -245,7 +291,10 @@ def _ecdsa_verify(self: Any, provider: Any, msg_hash: Any, signature: Any) -> bo
     bits). A DER signature goes to OpenSSL only when re-encoding its (r, s)
     gives it back byte for byte, so both sides read the same integers.
     """
-    data = _plain_bytes(signature)
+    if self._encoding == "binary":
+        data = _plain_bytes(signature)
+    else:  # native's strict DER decoder takes bytes only (it finds no DER in a bytearray)
+        data = signature if type(signature) is bytes else None
     if data is None or not self._valid_hash(msg_hash):
         return False
     found = digest_and_oid(provider, msg_hash)
@@ -331,3 +380,45 @@ def patch_eddsa(module: ModuleType) -> None:
 
     accelerated = accelerated_class(native_cls, {"sign": sign, "verify": verify})
     patch_new(module, {native_cls: accelerated})
+    _install_fast_eddsa_new(module, accelerated)
+
+
+_EDDSA_ATTRIBUTES = frozenset(("_key", "_context", "_A", "_order"))
+
+
+def _install_fast_eddsa_new(module: ModuleType, accelerated: type) -> None:
+    """``eddsa.new(key, "rfc8032")`` without re-encoding the public key at every call.
+
+    Native ``new`` stores the key, the context, the curve's order and the
+    encoded public key, computed from the key's point each time (about as
+    long as OpenSSL's whole Ed25519 signature). The encoding is a function
+    of the key: it is computed natively once and kept with the key's twins.
+    Any other shape (a context, another mode, anything but an EdDSA key)
+    goes to ``new``.
+    """
+    wrapped_new = module.new
+    ecc_key = module.EccKey
+    checked: dict[str, bool] = {}  # curve -> native's objects hold exactly _EDDSA_ATTRIBUTES
+
+    def new(key: Any, mode: Any, context: Any = None) -> Any:
+        if (
+            type(key) is ecc_key
+            and mode == "rfc8032"
+            and type(mode) is str
+            and (context is None or (type(context) is bytes and not context))
+        ):
+            curve = key.curve
+            encoded = twins.encoded_public(key) if checked.get(curve) else None
+            if encoded is not None:
+                scheme = object.__new__(accelerated)
+                scheme.__dict__.update(_key=key, _context=b"", _A=encoded, _order=key._curve.order)
+                return scheme
+            scheme = wrapped_new(key, mode, context)
+            if type(scheme) is accelerated and curve in EDDSA_PRIMITIVES:
+                checked[curve] = vars(scheme).keys() == _EDDSA_ATTRIBUTES
+                twins.remember_encoded_public(key, scheme._A)
+            return scheme
+        return wrapped_new(key, mode, context)
+
+    functools.update_wrapper(new, patching.get_original(module.__name__, "new"))
+    patching.patch_attribute(module, "new", new)
