@@ -352,7 +352,7 @@ def check_goals(doc: dict) -> list[dict]:
                     {"goal": name, "target": goal.describe(), "measured": "-", "verdict": "SKIP"}
                 )
                 continue
-            passed, measured = goal.judge(row["fraction_of_direct"])
+            passed, measured = goal.judge(row["fraction_of_direct"], row["speedup"])
             verdicts.append(
                 {
                     "goal": name,

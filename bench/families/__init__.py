@@ -39,7 +39,7 @@ MIB = 1024 * KIB
 STANDARD_SIZES = (64, KIB, 16 * KIB, MIB)
 
 # Family modules, in the order their tables print.
-FAMILIES = ("aes", "chacha", "hashes")
+FAMILIES = ("aes", "chacha", "hashes", "pubkey")
 
 
 class Row:
@@ -76,10 +76,11 @@ class Goal:
     ``min_fraction``: the agent must reach this fraction of direct
     cryptography's speed (direct time / agent time >= min_fraction).
     ``max_time_ratio``: the agent's time may be at most this many times the
-    direct time. Give exactly one.
+    direct time. ``min_speedup``: the agent must be this many times faster
+    than native pycryptodome (native time / agent time). Give exactly one.
     """
 
-    __slots__ = ("row", "size", "min_fraction", "max_time_ratio")
+    __slots__ = ("row", "size", "min_fraction", "max_time_ratio", "min_speedup")
 
     def __init__(
         self,
@@ -87,23 +88,30 @@ class Goal:
         size: int,
         min_fraction: float | None = None,
         max_time_ratio: float | None = None,
+        min_speedup: float | None = None,
     ) -> None:
-        if (min_fraction is None) == (max_time_ratio is None):
-            raise ValueError("give exactly one of min_fraction and max_time_ratio")
+        if [min_fraction, max_time_ratio, min_speedup].count(None) != 2:
+            raise ValueError("give exactly one of min_fraction, max_time_ratio and min_speedup")
         self.row = row
         self.size = size
         self.min_fraction = min_fraction
         self.max_time_ratio = max_time_ratio
+        self.min_speedup = min_speedup
 
     def describe(self) -> str:
         if self.min_fraction is not None:
             return ">= %.2fx of direct" % self.min_fraction
+        if self.min_speedup is not None:
+            return ">= %.2fx native speed" % self.min_speedup
         return "time <= %.2f x direct" % self.max_time_ratio
 
-    def judge(self, fraction_of_direct: float) -> tuple[bool, str]:
-        """(passed, the measured value as text), from direct time / agent time."""
+    def judge(self, fraction_of_direct: float, speedup: float = 0.0) -> tuple[bool, str]:
+        """(passed, the measured value as text), from direct time / agent time
+        (and native time / agent time for ``min_speedup``)."""
         if self.min_fraction is not None:
             return fraction_of_direct >= self.min_fraction, "%.2fx" % fraction_of_direct
+        if self.min_speedup is not None:
+            return speedup >= self.min_speedup, "%.2fx native" % speedup
         ratio = 1.0 / fraction_of_direct
         return ratio <= self.max_time_ratio, "%.2f x" % ratio
 
