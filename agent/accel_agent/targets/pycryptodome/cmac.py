@@ -46,7 +46,7 @@ def patch(module: ModuleType) -> None:
         def copy(self):
             clone = object.__new__(CMAC)
             clone.digest_size = self.digest_size
-            clone._ctx = self._ctx.copy()
+            clone._ctx = self._ctx.copy() if self._ctx is not None else None
             clone._tag = self._tag
             clone._after = self._after
             clone._native_args = self._native_args
@@ -56,7 +56,12 @@ def patch(module: ModuleType) -> None:
         def digest(self):
             if self._tag is not None and not self._after:
                 return self._tag
-            self._tag = self._ctx.copy().finalize()[: self.digest_size]
+            if self._after:
+                self._tag = self._ctx.copy().finalize()[: self.digest_size]
+            else:
+                # The tag is final (update now raises): no copy of the context needed.
+                self._tag = self._ctx.finalize()[: self.digest_size]
+                self._ctx = None
             return self._tag
 
         def hexdigest(self):
