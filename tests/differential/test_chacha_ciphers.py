@@ -266,7 +266,7 @@ def construct(rec, module, args, kwargs, use):
     cipher = rec.call("new", module.new, *built_args, **built)
     if cipher is RAISED:
         return
-    public_face(rec, "new", cipher, random_nonce="nonce" not in kwargs)
+    public_face(rec, "new", cipher, random_nonce=kwargs.get("nonce") is None)
     use(rec, cipher)
 
 

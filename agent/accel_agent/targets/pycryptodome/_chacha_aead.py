@@ -168,7 +168,12 @@ class ChaCha20Poly1305Cipher:
         return self.digest().hex()
 
     def encrypt_and_digest(self, plaintext: Any) -> tuple[bytes, bytes]:
-        if self._fresh and type(plaintext) is bytes and len(plaintext) <= ONE_SHOT_LIMIT:
+        if (
+            self._fresh
+            and self._next is _INITIAL  # not after a verify() that raised, say
+            and type(plaintext) is bytes
+            and len(plaintext) <= ONE_SHOT_LIMIT
+        ):
             sealed = self._provider.aead(self._aead_key).encrypt(
                 self._aead_nonce, plaintext, b"".join(self._aad) if self._aad else None
             )
@@ -245,6 +250,7 @@ class ChaCha20Poly1305Cipher:
     def decrypt_and_verify(self, ciphertext: Any, received_mac_tag: Any) -> bytes:
         if (
             self._fresh
+            and self._next is _INITIAL
             and type(ciphertext) is bytes
             and len(ciphertext) <= ONE_SHOT_LIMIT
             and type(received_mac_tag) is bytes
