@@ -68,6 +68,8 @@ BUILTIN_DEFAULTS.update(
         "sha3-512": "openssl",
         "shake128": "openssl",
         "shake256": "openssl",
+        "blake2b": "openssl",  # unkeyed, 64 B: 4.8 us native vs 0.5 us; 1 MiB: 1.29 vs 1.09 ms
+        "blake2s": "openssl",  # 64 B 4.8 us vs 0.45 us; 1 MiB 2.28 vs 1.89 ms
         "hmac": "openssl",  # HMAC-SHA256, 64 B: 20 us native vs 1.6 us OpenSSL
         "hkdf": "openssl",
         "aes-cmac": "openssl",

@@ -79,6 +79,8 @@ _HASHES = (
     ("sha3-512", "sha3"),
     ("shake128", "sha3"),
     ("shake256", "sha3"),
+    ("blake2b", "blake2"),  # BLAKE2b-512 and BLAKE2s-256 without a key: OpenSSL has no other
+    ("blake2s", "blake2"),
 )
 PRIMITIVES += tuple(
     PrimitiveSpec(name, family, (), (_openssl("hashes", name.replace("-", "_") + "_provider"),))

@@ -395,6 +395,12 @@ HASH_VECTORS = {
         "483366601360a8771c6863080cc4114d8db44530f8f1e1ee4f94ea37e78b5739"
         "d5a15bef186a5386c75744c0527e1faa9f8726e462a12a4feb06bd8801e751e4"
     ),
+    # RFC 7693 appendices A and B
+    "blake2b": _h(
+        "ba80a53f981c4d0d6a2797b69f12f6e94c212f14685ac4b74b12bb6fdbffa2d1"
+        "7d87c5392aab792dc252d5de4533cc9518d38aa8dbf1925ab92386edd4009923"
+    ),
+    "blake2s": _h("508c5e8c327c14e2e1a72ba34eeb452f37458b209ed63a294d999b4c86675982"),
 }
 
 

@@ -30,6 +30,8 @@ from Crypto.Hash import (
     SHA512,
     SHAKE128,
     SHAKE256,
+    BLAKE2b,
+    BLAKE2s,
 )
 from Crypto.Protocol.KDF import HKDF, PBKDF2, scrypt
 
@@ -71,6 +73,23 @@ def _sha256(size: int):
         return hashlib.sha256(data).digest()
 
     return pycryptodome, direct
+
+
+def _blake2(module, hashlib_constructor):
+    """Unkeyed, full size (the shape OpenSSL serves); direct: CPython's own BLAKE2."""
+
+    def build(size: int):
+        data = random_bytes(size)
+
+        def pycryptodome():
+            return module.new(data=data).digest()
+
+        def direct():
+            return hashlib_constructor(data).digest()
+
+        return pycryptodome, direct
+
+    return build
 
 
 def _shake(module, hashlib_name: str, length: int):
@@ -173,6 +192,8 @@ ROWS = (
     Row("sha512/256", "sha512-256", _hash(SHA512, "sha512_256", truncate="256")),
     Row("sha3-256", "sha3-256", _hash(SHA3_256, "sha3_256")),
     Row("sha3-512", "sha3-512", _hash(SHA3_512, "sha3_512")),
+    Row("blake2b", "blake2b", _blake2(BLAKE2b, hashlib.blake2b)),
+    Row("blake2s", "blake2s", _blake2(BLAKE2s, hashlib.blake2s)),
     Row("shake128/32", "shake128", _shake(SHAKE128, "shake_128", 32)),
     Row("shake256/64", "shake256", _shake(SHAKE256, "shake_256", 64)),
     Row("hmac-sha1", "hmac", _hmac(SHA1, "sha1")),

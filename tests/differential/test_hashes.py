@@ -413,3 +413,53 @@ def test_scrypt(flavour, password, salt, key_len, log_n, r, p, num_keys):
 
 def test_major_versions_known():
     assert all(flavour_major(f) in (3, 4) for f in FLAVOURS)
+
+
+# ----------------------------------------------------------------- BLAKE2
+
+
+@pytest.mark.parametrize(
+    ("flavour", "module_name"), [(f, m) for f in FLAVOURS for m in ("Hash.BLAKE2b", "Hash.BLAKE2s")]
+)
+@DIFF_SETTINGS
+@given(
+    blob=data(8192),
+    cut_points=st.data(),
+    kind=any_input_kind,
+    shape=st.sampled_from(["default", "bits", "bytes", "small", "keyed", "after", "both", "odd"]),
+)
+def test_blake2(flavour, module_name, blob, cut_points, kind, shape):
+    """The unkeyed full-size shape is OpenSSL's; every other shape must stay exactly native."""
+    pieces = split(blob, cut_points.draw(cuts(len(blob))))
+
+    def scenario(rec, module):
+        full = 64 if module_name.endswith("b") else 32
+        kwargs = {
+            "default": {},
+            "bits": {"digest_bits": 8 * full},
+            "bytes": {"digest_bytes": full},
+            "small": {"digest_bytes": 20},
+            "keyed": {"key": b"k" * 16},
+            "after": {"update_after_digest": True},
+            "both": {"digest_bytes": full, "digest_bits": 8 * full},
+            "odd": {"digest_bits": 7},
+        }[shape]
+        h = rec.call("new", module.new, data=pieces[0], **kwargs)
+        if h is RAISED:
+            return
+        rec.attributes("h", h, HASH_ATTRIBUTES + ("copy",))
+        for index, piece in enumerate(pieces[1:]):
+            rec.call("update %d" % index, h.update, make_input(kind, piece))
+        tag = rec.call("digest", h.digest)
+        rec.call("digest again", h.digest)
+        rec.call("update after digest", h.update, b"x")
+        rec.call("hexdigest", h.hexdigest)
+        rec.call("verify", h.verify, tag)
+        rec.call("verify wrong", h.verify, b"\x00" * len(tag))
+        rec.call("hexverify", h.hexverify, h.hexdigest())
+        fresh = rec.call("h.new", h.new, data=b"abc")
+        if fresh is not RAISED:
+            rec.call("h.new digest", fresh.digest)
+            rec.attributes("fresh", fresh, HASH_ATTRIBUTES)
+
+    both(scenario, import_from(flavour, module_name))
