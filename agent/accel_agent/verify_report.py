@@ -145,7 +145,7 @@ def _calibration_lines(calibration: dict[str, Any] | None) -> list[str]:
     """PBKDF2 and the like: which path serves which call, by a threshold."""
     if not calibration:
         return []
-    lines = [_row("calibration", calibration["source"])]
+    lines = [textwrap_row("calibration", calibration["source"])]
     for primitive, table in sorted(calibration["thresholds"].items()):
         if table:
             parts = ", ".join("%s %d" % item for item in sorted(table.items()))
