@@ -188,7 +188,11 @@ def _merkle_damgard_class(
 
     for name, value in facts.items():
         setattr(Hash, name, value)
-    maker = functools.partial(object.__new__, Hash) if subclass else Hash
+    if subclass:
+        # Calling the class is the cheapest way to make an object; the native
+        # __init__ (which builds a C state) must not run.
+        Hash.__init__ = object.__init__
+    maker = Hash
 
     def fresh(data: Any) -> Any:
         provider = slot.get()
@@ -274,18 +278,30 @@ def _patch_sha512(module: ModuleType) -> None:
         variants[truncate] = (maker, slot, fresh)
     full = variants[None]
 
+    full_maker, full_slot = full[0], full[1]
+    ctor = None  # SHA-512's constructor, once its slot resolved to OpenSSL
+
     def new(data=None, truncate=None):
+        if truncate is None and ctor is not None and type(data) is bytes:
+            h = full_maker()  # SHA512.new(data): the common shape, flat
+            h._h = ctor(data)
+            full_slot.calls += 1
+            return h
+        return general_new(data, truncate)
+
+    def general_new(data: Any, truncate: Any) -> Any:
+        nonlocal ctor
         if truncate is None:
             maker, slot, fresh = full
         elif type(truncate) is str and truncate in variants:
             maker, slot, fresh = variants[truncate]
         else:
             return native_new(data, truncate)
-        provider = slot._provider
-        if provider is _UNRESOLVED:
-            provider = slot.get()
+        provider = slot.get()
         if provider is None:
             return native_new(data, truncate)
+        if truncate is None:
+            ctor = provider.new
         if type(data) is bytes:
             h = maker()
             h._h = provider.new(data)
@@ -293,6 +309,11 @@ def _patch_sha512(module: ModuleType) -> None:
             return h
         return fresh(data)
 
+    def forget() -> None:
+        nonlocal ctor
+        ctor = None
+
+    registry.reset_listeners.append(forget)
     _install(module, "new", new)
     native_digest = getattr(module, "digest", None)
     if native_digest is None or not callable(native_digest):
@@ -504,7 +525,9 @@ def _patch_shake(module: ModuleType, primitive: str) -> None:
     for name, value in _class_facts(native_obj).items():
         setattr(Xof, name, value)
     _name_like(Xof, type(native_obj))
-    maker = functools.partial(object.__new__, Xof) if subclass else Xof
+    if subclass:
+        Xof.__init__ = object.__init__  # as for SHA-512: the native __init__ must not run
+    maker = Xof
 
     def fresh(data: Any) -> Any:
         provider = slot.get()
