@@ -282,13 +282,26 @@ def _ecdsa_sign(self: Any, provider: Any, msg_hash: Any, deterministic: bool) ->
     return der if der is not None else provider.encode_der(r, s)
 
 
+_X_OVERFLOW_BOUNDS: dict[str, int] = {}  # curve -> p - n
+
+
+def _x_overflow_bound(key: Any) -> int:
+    """p - n of the key's curve: below it, r may stand for an x coordinate of r + n."""
+    bound = _X_OVERFLOW_BOUNDS.get(key.curve)
+    if bound is None:
+        curve = key._curve
+        bound = _X_OVERFLOW_BOUNDS[key.curve] = int(curve.p) - int(curve.order)
+    return bound
+
+
 def _ecdsa_verify(self: Any, provider: Any, msg_hash: Any, signature: Any) -> bool:
     """True when OpenSSL accepts the signature and native code would too.
 
     Native code checks the encoding (binary length, strict DER), 0 < r, s
     < n, low-s (4.x), and the ECDSA equation with z from the leftmost
     bytes of the digest (for these curves, the same as OpenSSL's leftmost
-    bits). A DER signature goes to OpenSSL only when re-encoding its (r, s)
+    bits); 3.x compares r with the point's x coordinate unreduced, so an r
+    below p - n is left to it. A DER signature goes to OpenSSL only when re-encoding its (r, s)
     gives it back byte for byte, so both sides read the same integers.
     """
     if self._encoding == "binary":
@@ -317,6 +330,12 @@ def _ecdsa_verify(self: Any, provider: Any, msg_hash: Any, signature: Any) -> bo
     if not (0 < r < order and 0 < s < order):
         return False
     if getattr(self, "_low_s", False) and s > self._max_low_s:
+        return False
+    if r < _x_overflow_bound(self._key):
+        # The x coordinate of the verifying point may be r + n (it is < p):
+        # OpenSSL reduces it mod n, pycryptodome 3.x does not, and rejects
+        # such a valid signature (Wycheproof "k*G has a large x-coordinate").
+        # Native judges these; random signatures get here with odds ~2^-128.
         return False
     public = twins.ec_public(self._key, provider)
     if not public:
