@@ -1,8 +1,11 @@
-"""Fixtures of the reliability tests: children with a fault in their way, and their reports.
+"""Helpers and fixtures of the reliability tests: children with a fault in their way.
 
 The children run ``child.py`` (a user's program) with this venv's python and
 a clean environment (``helpers.clean_environment``). ``native_results`` runs
 the same program once with the agent off; every other run must match it.
+``conftest.py`` registers the fixtures; test modules import the rest from
+here (never from ``conftest``: several folders have one, and the name
+``conftest`` in ``sys.modules`` is whichever pytest loaded last).
 """
 
 from __future__ import annotations

@@ -21,9 +21,10 @@ from collections import Counter
 
 import pytest
 from families import FAMILIES, installed_flavours
+from reliability_helpers import CHILD, Child, run_child
 
 import accel_agent
-from conftest import run_child
+import helpers
 from helpers import requires_aes_acceleration
 from transparency_helpers import call_counts, count_delta, natively
 
@@ -224,9 +225,6 @@ def _pool_methods() -> list:
 def test_pool_workers_run_the_agent(method, how, native_results):
     """Every pool worker has the agent active, accelerated, and native's results."""
     if how.startswith("-X"):
-        import helpers
-        from conftest import CHILD, Child
-
         result = helpers.run_python("-X", "accel=quiet", CHILD, "pool", method)
         child = Child(result)
     else:

@@ -270,8 +270,19 @@ def _operand_names(node) -> list[str]:
     return []
 
 
+def _numeric(node) -> bool:
+    """An operand that makes the comparison one of numbers: an int, len(...), a size name."""
+    if isinstance(node, ast.Constant):
+        return isinstance(node.value, int)
+    if isinstance(node, ast.Call):
+        return getattr(node.func, "id", None) == "len"
+    name = getattr(node, "id", None) or getattr(node, "attr", None)
+    return bool(name) and bool(PUBLIC_NAME.search(name))
+
+
 def secret_comparisons(source: str) -> list[tuple[int, str, str]]:
-    """(line, enclosing function, code) of each ==/!=/in whose operands look secret."""
+    """(line, enclosing function, code) of each ==/!=/in whose operands look secret
+    (comparisons with a number, a ``len()`` or a size are lengths, public)."""
     tree = ast.parse(source)
     found = []
 
@@ -281,7 +292,10 @@ def secret_comparisons(source: str) -> list[tuple[int, str, str]]:
         if isinstance(node, ast.Compare) and any(
             isinstance(op, (ast.Eq, ast.NotEq, ast.In, ast.NotIn)) for op in node.ops
         ):
-            names = [n for part in (node.left, *node.comparators) for n in _operand_names(part)]
+            parts = (node.left, *node.comparators)
+            names = [n for part in parts for n in _operand_names(part)]
+            if any(_numeric(part) for part in parts):
+                names = []
             if any(SECRET_NAME.search(n) and not PUBLIC_NAME.search(n) for n in names):
                 found.append((node.lineno, function, ast.unparse(node)))
         for child in ast.iter_child_nodes(node):
@@ -297,8 +311,10 @@ def test_the_scan_catches_a_tag_compared_with_equals():
     bad = "def check(sig):\n    if expected_signature != sig: raise ValueError\n"
     assert len(secret_comparisons(bad)) == 1
     fine = (
-        "def f(tag, mac_len):\n"
+        "def f(tag, mac_len, digest_bytes, size):\n"
         "    return len(tag) == 16 or mac_len == 4 or type(tag) is bytes or DIGEST in next\n"
+        "def g(digest_bytes, size):\n"
+        "    return digest_bytes == size or digest_bytes != 20\n"
     )
     assert secret_comparisons(fine) == []
 

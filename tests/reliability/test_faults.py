@@ -25,10 +25,10 @@ import re
 import pytest
 from child import MARKER
 from families import FAMILIES
+from reliability_helpers import run_child
 
 import helpers
 from accel_agent import catalog
-from conftest import run_child
 from helpers import MASK_AES_NI, requires_aes_acceleration, requires_aes_ni
 
 MODES = ("quiet", "on", "assert")

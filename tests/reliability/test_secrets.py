@@ -25,11 +25,11 @@ import logging
 import pytest
 from click.testing import CliRunner
 from families import FAMILIES, Secrets, installed_flavours
+from reliability_helpers import CHILD, Child
 
 import accel_agent
 import helpers
 from accel_agent import activation, cli, selfcheck
-from conftest import CHILD, Child
 from helpers import MASK_AES_NI, requires_aes_acceleration
 
 PKGS = installed_flavours()
