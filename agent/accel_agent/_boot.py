@@ -51,6 +51,32 @@ def start() -> None:
         activation.activate_at_startup(xoption, env_value)
     except BaseException as exc:  # noqa: BLE001 - the hook must never break Python
         _report_failure(exc)
+        if _assert_requested():
+            # Assert mode promises never to run unaccelerated, a broken agent included.
+            _exit_now(1)
+
+
+def _assert_requested() -> bool:
+    """Whether -X accel, ACCEL_AGENT or the default file asks for assert mode (stdlib only)."""
+    requested = sys._xoptions.get(XOPTION, os.environ.get(ENV_MODE))
+    if requested is None:
+        try:
+            with open(default_file_path(), encoding="utf-8", errors="replace") as handle:
+                lines = handle.read().splitlines()
+        except OSError:
+            return False
+        for line in lines:
+            key, _, value = line.partition("=")
+            if key.strip() == "mode":
+                requested = value
+    return isinstance(requested, str) and requested.strip().lower() == "assert"
+
+
+def _exit_now(code: int) -> None:
+    try:
+        sys.stderr.flush()
+    finally:
+        os._exit(code)
 
 
 def _report_failure(exc: BaseException) -> None:

@@ -158,6 +158,7 @@ def _report_and_enforce(mode: str, exit_function) -> None:
         return
     from accel_agent import report
 
+    registry.report_fallbacks = False  # the second status line names every fallback
     registry.resolve_all()
     summary = report.summary()
     for line in report.status_lines(summary):

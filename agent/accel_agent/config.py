@@ -188,9 +188,16 @@ def write_conf_file(path: str, values: dict[str, str]) -> None:
     lines = ["# written by `accel-agent enable`; remove with `accel-agent disable`"]
     lines += ["%s = %s" % (key, value) for key, value in sorted(values.items())]
     temporary = "%s.%d.tmp" % (path, os.getpid())
-    with open(temporary, "w", encoding="utf-8") as handle:
-        handle.write("\n".join(lines) + "\n")
-    os.replace(temporary, path)
+    try:
+        with open(temporary, "w", encoding="utf-8") as handle:
+            handle.write("\n".join(lines) + "\n")
+        os.replace(temporary, path)
+    except OSError:
+        try:
+            os.remove(temporary)  # never leave a half-written file behind
+        except OSError:
+            pass
+        raise
 
 
 def choose_mode(xoption: object, env_value: str | None, conf: ConfFile) -> ModeChoice:

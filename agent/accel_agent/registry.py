@@ -14,6 +14,7 @@ attribute read through its :class:`Slot`.
 from __future__ import annotations
 
 import _thread
+import os
 import sys
 
 from accel_agent import calibration, catalog, messages
@@ -96,9 +97,24 @@ class Slot:
 
 
 _lock = _thread.RLock()
+
+
+def _new_lock_in_child() -> None:
+    # A fork while another thread held the lock (deciding a provider, running
+    # its self-check) would leave the child's copy locked forever.
+    global _lock
+    _lock = _thread.RLock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_new_lock_in_child)
+
 _choices: dict[str, Choice] = {}
 _slots: dict[str, Slot] = {}
 _exclusions: frozenset[str] | None = None
+# Whether a primitive that should be accelerated but is not says so on stderr
+# when it is decided; activation turns it off where the status lines say it.
+report_fallbacks = True
 
 
 def slot(name: str) -> Slot:
@@ -205,6 +221,9 @@ def _decide(spec: catalog.PrimitiveSpec) -> Choice:
     if by_choice is not None:
         return Choice(spec.name, spec.family, "native", None, NATIVE_BY_CHOICE, by_choice, refusals)
     reason = next(iter(refusals.values()), "no provider")
+    if report_fallbacks:
+        # Quiet mode's one word on it (on and assert modes say it in the status lines).
+        messages.problem("%s: %s; using native pycryptodome" % (spec.family, reason))
     return Choice(spec.name, spec.family, "native", None, NOT_ACCELERATED, reason, refusals)
 
 

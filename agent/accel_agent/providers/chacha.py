@@ -25,7 +25,6 @@ from accel_agent.providers.base import ProviderUnavailable
 KEY_SIZE = 32
 BLOCK_SIZE = 64
 TAG_SIZE = 16
-AEAD_CACHE_SIZE = 16
 COUNTER_SPAN = 1 << 32  # blocks one OpenSSL context may produce from a counter word of 0
 
 _SIGMA = struct.unpack("<4I", b"expand 32-byte k")
@@ -113,21 +112,14 @@ class ChaCha20Poly1305Provider(ChaCha20Provider):
             ) from None
         self.primitive = "xchacha20-poly1305" if extended else "chacha20-poly1305"
         self.one_shot = ChaCha20Poly1305
-        # Making a ChaCha20Poly1305 object costs as much as sealing 1 KiB with
-        # it: the objects of recent keys are kept (they are immutable and
-        # thread-safe), as a pyca/cryptography user keeps one per key.
-        self._by_key: dict[bytes, object] = {}
+        # No cache of AEAD objects by key: a table that outlives the caller's
+        # cipher objects would keep their keys in memory (docs/security.md).
         self.poly1305 = Poly1305
         self.InvalidTag = InvalidTag
 
     def aead(self, key: bytes):
-        """The one-shot AEAD object for ``key`` (reused for recent keys)."""
-        aead = self._by_key.get(key)
-        if aead is None:
-            if len(self._by_key) >= AEAD_CACHE_SIZE:
-                self._by_key.clear()
-            aead = self._by_key[key] = self.one_shot(key)
-        return aead
+        """The one-shot AEAD object for ``key``."""
+        return self.one_shot(key)
 
     def stream(self, key: bytes, nonce12: bytes) -> AeadStream:
         """RFC 8439's construction in pieces, for messages given in several calls."""

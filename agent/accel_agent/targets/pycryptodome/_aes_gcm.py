@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from hmac import compare_digest
 
-from accel_agent.targets.pycryptodome import _buffers
+from accel_agent.targets.pycryptodome import _aes_modes, _buffers
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -129,22 +129,39 @@ class GcmCipher:
         ):
             self._become_native().update(assoc_data)
             return self
-        self._next = _AFTER_UPDATE
+        # update() is only allowed while _next is _INITIAL (= _AFTER_UPDATE),
+        # so it leaves _next as it is.
         if not self._aad:
             self._aad = []
         self._aad.append(bytes(assoc_data))
         self._auth_len += len(assoc_data)
         return self
 
+    def _claim(self, state: frozenset) -> bool:
+        """Move a fresh object to ``state``, unless another thread's call got there first.
+
+        Two threads sealing with one fresh object must not both use its nonce
+        from the start of the key stream.
+        """
+        with _aes_modes.FIRST_USE_LOCK:
+            if self._next is not _INITIAL:
+                return False
+            self._next = state
+            return True
+
     def _open(self, direction: str) -> Any:
-        if direction == ENCRYPT:
-            context = self._provider.encryptor(self._key, self.nonce)
-        else:
-            context = self._provider.decryptor(self._key, self.nonce)
-        for chunk in self._aad:
-            context.authenticate_additional_data(chunk)
-        self._context = context
-        return context
+        """OpenSSL's context, opened once even when threads share a new object."""
+        with _aes_modes.FIRST_USE_LOCK:
+            if self._context is not None:
+                return self._context
+            if direction == ENCRYPT:
+                context = self._provider.encryptor(self._key, self.nonce)
+            else:
+                context = self._provider.decryptor(self._key, self.nonce)
+            for chunk in self._aad:
+                context.authenticate_additional_data(chunk)
+            self._context = context
+            return context
 
     # -- encryption --------------------------------------------------------
 
@@ -192,13 +209,13 @@ class GcmCipher:
             and type(plaintext) is bytes
             and len(plaintext) <= ONE_SHOT_LIMIT
             and not self._msg_len  # a count set from outside: let encrypt() judge the limit
+            and self._claim(_AFTER_DIGEST)
         ):
+            # After digest() only digest() may follow, so the message length
+            # (kept for the limit checks of later calls) is not needed any more.
             sealed = self._provider.one_shot(self._key).encrypt(
                 self.nonce, plaintext, b"".join(self._aad) if self._aad else None
             )
-            # After digest() only digest() may follow, so the message length
-            # (kept for the limit checks of later calls) is not needed any more.
-            self._next = _AFTER_DIGEST
             tag = sealed[-16:]
             self._tag = tag = tag if self._mac_len == 16 else tag[: self._mac_len]
             self._backing.slot.calls += 1
@@ -237,13 +254,16 @@ class GcmCipher:
             return self._native_verdict(VERIFY, received_mac_tag)
         self._next = _AFTER_VERIFY  # native moves on before it looks at the tag
         if not _buffers.is_plain(received_mac_tag):
-            # Native raises TypeError for what it cannot compare; for anything it
-            # can, the comparison below decides, on the bytes native compares.
-            try:
-                self._native_verdict(VERIFY, received_mac_tag)
-            except ValueError:
-                pass
-            received_mac_tag = bytes(received_mac_tag)
+            # What native makes of a tag that is not plain bytes differs between
+            # versions (4.x: compare_digest, 3.x: BLAKE2s of its bytes): a native
+            # object that knows the real tag judges it.
+            if self._tag is None:
+                self._tag = self._rebuild_tag()
+            judge = self._new_native()
+            _replay(judge, _AFTER_VERIFY)
+            judge._tag = judge._mac_tag = self._tag  # the names 4.x and 3.x cache it under
+            judge.verify(received_mac_tag)
+            return None
         if self._check(bytes(received_mac_tag)):
             return None
         raise ValueError("MAC check failed")
@@ -263,9 +283,9 @@ class GcmCipher:
             and not self._msg_len
             and type(received_mac_tag) is bytes
             and len(received_mac_tag) == 16
+            and self._claim(_AFTER_VERIFY)
         ):
             aad = b"".join(self._aad) if self._aad else None
-            self._next = _AFTER_VERIFY
             self._backing.slot.calls += 1
             try:
                 plaintext = self._provider.one_shot(self._key).decrypt(

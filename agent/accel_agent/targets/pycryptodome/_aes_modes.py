@@ -13,6 +13,8 @@ by pycryptodome itself, word for word, whatever its version.
 
 from __future__ import annotations
 
+import _thread
+import os
 import sys
 
 from accel_agent.targets.pycryptodome import _buffers
@@ -20,6 +22,20 @@ from accel_agent.targets.pycryptodome import _buffers
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, Callable
+
+# Held while a new object opens its OpenSSL context (and while a twin is
+# made): reentrant, since pycryptodome's own GCM builds CTR objects through new.
+FIRST_USE_LOCK = _thread.RLock()
+
+
+def _new_lock_in_child() -> None:
+    # A fork while another thread opened a context must not leave it locked.
+    global FIRST_USE_LOCK
+    FIRST_USE_LOCK = _thread.RLock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_new_lock_in_child)
 
 BLOCK_SIZE = 16
 MODE_ECB, MODE_CBC, MODE_CFB, MODE_OFB, MODE_CTR = 1, 2, 3, 5, 6
@@ -63,7 +79,9 @@ class _AesMode:
     def _switch_to_twin(self) -> Any:
         """Build the native twin in this object's exact state; it serves every later call."""
         if self._twin is None:
-            self._twin = self._build_twin()
+            with FIRST_USE_LOCK:
+                if self._twin is None:
+                    self._twin = self._build_twin()
         return self._twin
 
     def _build_twin(self) -> Any:
@@ -139,22 +157,39 @@ class _StreamingMode(_AesMode):
                 if not length % self._unit and self._position + length <= self._limit:
                     context = self._context
                     if context is None:
-                        self._direction = direction
-                        if length >= self._native_from:
-                            return getattr(self._switch_to_twin(), direction)(data, output=output)
-                        context = self._context = self._open(direction)
-                    result = context.update(data)
-                    if self._keeps_tails:
-                        self._record(data, result, direction)
-                    self._position += length
-                    self._backing.slot.calls += 1
-                    if output is None:
-                        return result
-                    return _buffers.deliver(result, output)
-            # pycryptodome fixes the direction before it validates the input.
-            self._direction = direction
+                        context = self._first_use(direction, length)
+                    if context is not None:
+                        result = context.update(data)
+                        if self._keeps_tails:
+                            self._record(data, result, direction)
+                        self._position += length
+                        self._backing.slot.calls += 1
+                        if output is None:
+                            return result
+                        return _buffers.deliver(result, output)
+            # pycryptodome fixes the direction before it validates the input
+            # (unless another thread's first call fixed it just now).
+            if self._direction is None:
+                self._direction = direction
         twin = self._switch_to_twin()
         return getattr(twin, direction)(data, output=output)
+
+    def _first_use(self, direction: str, length: int) -> Any:
+        """Open OpenSSL's context once, even when threads share a new object.
+
+        Two contexts opened from the same IV would reuse the key stream, so
+        the first call decides under a lock; None sends the call to a twin
+        (the other direction won the race, or native is faster for this
+        stream, CFB-8).
+        """
+        with FIRST_USE_LOCK:
+            if self._twin is None and self._context is None:
+                self._direction = direction
+                if length < self._native_from:
+                    self._context = self._open(direction)
+            if self._direction is not direction:
+                return None
+            return self._context
 
     def _build_twin(self) -> Any:
         twin = self._fresh_twin()

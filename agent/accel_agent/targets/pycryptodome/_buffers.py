@@ -32,6 +32,11 @@ def servable(data: Any, output: Any, block_size: int = 1) -> bool:
         return False
     if output is None:
         return True
+    if output is not data and type(data) is not bytes and _base(output) is _base(data):
+        # pycryptodome reads and writes block by block: an output that overlaps
+        # its input at another offset sees its own writes, which computing the
+        # whole result first would not. Only the same buffer (in place) is served.
+        return False
     kind = type(output)
     if kind is bytearray:
         return len(output) == len(data)
@@ -43,6 +48,11 @@ def servable(data: Any, output: Any, block_size: int = 1) -> bool:
         and output.format == "B"
         and len(output) == len(data)
     )
+
+
+def _base(buffer: Any) -> Any:
+    """The object that owns a buffer's memory."""
+    return buffer.obj if type(buffer) is memoryview else buffer
 
 
 def deliver(result: bytes, output: Any) -> bytes | None:

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from hmac import compare_digest
 
-from accel_agent.targets.pycryptodome import _buffers
+from accel_agent.targets.pycryptodome import _aes_modes, _buffers
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -126,13 +126,30 @@ class ChaCha20Poly1305Cipher:
             self._aad = [data]
         return None
 
+    def _claim(self, state: frozenset) -> bool:
+        """Take a fresh object for a one-shot call, unless another thread's call got it first.
+
+        Two threads sealing with one fresh object must not both start the key
+        stream at its beginning.
+        """
+        with _aes_modes.FIRST_USE_LOCK:
+            if not self._fresh or self._next is not _INITIAL:
+                return False
+            self._fresh = False
+            self._next = state
+            return True
+
     def _open(self) -> Any:
-        stream = self._provider.stream(self._aead_key, self._aead_nonce)
-        for chunk in self._aad:
-            stream.authenticate(chunk)
-        self._fresh = False
-        self._stream = stream
-        return stream
+        """The streaming context, opened once even when threads share a new object."""
+        with _aes_modes.FIRST_USE_LOCK:
+            if self._stream is not None:
+                return self._stream
+            stream = self._provider.stream(self._aead_key, self._aead_nonce)
+            for chunk in self._aad:
+                stream.authenticate(chunk)
+            self._fresh = False
+            self._stream = stream
+            return stream
 
     # -- encryption --------------------------------------------------------
 
@@ -173,12 +190,11 @@ class ChaCha20Poly1305Cipher:
             and self._next is _INITIAL  # not after a verify() that raised, say
             and type(plaintext) is bytes
             and len(plaintext) <= ONE_SHOT_LIMIT
+            and self._claim(_AFTER_DIGEST)
         ):
             sealed = self._provider.aead(self._aead_key).encrypt(
                 self._aead_nonce, plaintext, b"".join(self._aad) if self._aad else None
             )
-            self._fresh = False
-            self._next = _AFTER_DIGEST
             self._tag = tag = sealed[-TAG_SIZE:]
             self._backing.slot.calls += 1
             return sealed[:-TAG_SIZE], tag
@@ -255,9 +271,8 @@ class ChaCha20Poly1305Cipher:
             and len(ciphertext) <= ONE_SHOT_LIMIT
             and type(received_mac_tag) is bytes
             and len(received_mac_tag) == TAG_SIZE
+            and self._claim(_AFTER_VERIFY)
         ):
-            self._fresh = False
-            self._next = _AFTER_VERIFY
             self._backing.slot.calls += 1
             try:
                 plaintext = self._provider.aead(self._aead_key).decrypt(

@@ -29,6 +29,25 @@ if TYPE_CHECKING:
     from typing import Any, Callable
 
 
+# pycryptodome's names for each curve the agent serves (``EccKey.curve`` is
+# the canonical one from 3.16 on; 3.15 keeps the name the key was made with).
+CURVE_NAMES: dict[str, tuple[str, ...]] = {
+    "NIST P-256": ("NIST P-256", "p256", "P-256", "prime256v1", "secp256r1", "nistp256"),
+    "NIST P-384": ("NIST P-384", "p384", "P-384", "prime384v1", "secp384r1", "nistp384"),
+    "NIST P-521": ("NIST P-521", "p521", "P-521", "prime521v1", "secp521r1", "nistp521"),
+    "Ed25519": ("Ed25519", "ed25519"),
+    "Ed448": ("Ed448", "ed448"),
+    "Curve25519": ("Curve25519", "curve25519", "X25519"),
+    "Curve448": ("Curve448", "curve448", "X448"),
+}
+CANONICAL_CURVES = {name: canonical for canonical, names in CURVE_NAMES.items() for name in names}
+
+
+def with_curve_names(table: dict) -> dict:
+    """``table`` keyed by canonical curve names, extended to every name of each curve."""
+    return {name: value for canonical, value in table.items() for name in CURVE_NAMES[canonical]}
+
+
 def accelerated_class(native_cls: type, methods: dict[str, Callable]) -> type:
     """A subclass of ``native_cls`` overriding ``methods``, dressed as the native class."""
     namespace = dict(methods)

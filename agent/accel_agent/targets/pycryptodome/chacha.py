@@ -21,7 +21,7 @@ import functools
 import os
 
 from accel_agent import patching, registry
-from accel_agent.targets.pycryptodome import _buffers
+from accel_agent.targets.pycryptodome import _aes_modes, _buffers
 from accel_agent.targets.pycryptodome._chacha_aead import ChaCha20Poly1305Cipher
 
 TYPE_CHECKING = False
@@ -212,6 +212,13 @@ class ChaCha20Cipher:
             self._context = None
 
     def _open(self, position: int) -> Any:
+        """OpenSSL's context from ``position``, opened once even when threads share the object."""
+        with _aes_modes.FIRST_USE_LOCK:
+            if self._context is not None:
+                return self._context
+            return self._open_at(position)
+
+    def _open_at(self, position: int) -> Any:
         if not position:  # the common case: a new message (_context_end is set already)
             nonce = self._stream_nonce
             iv = (_ZERO_COUNTER_32 if len(nonce) == 12 else _ZERO_COUNTER_64) + nonce

@@ -20,6 +20,7 @@ import functools
 
 from accel_agent import patching, registry
 from accel_agent.targets.pycryptodome import _pubkey_twins as twins
+from accel_agent.targets.pycryptodome._pubkey_common import with_curve_names
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -39,15 +40,17 @@ ECDH_PRIMITIVES = {
 def patch_dh(module: ModuleType) -> None:
     """Install the OpenSSL ``_compute_ecdh`` in one ``Protocol.DH`` module."""
     original = module._compute_ecdh
-    slots = {
-        curve: (registry.slot(primitive), montgomery)
-        for curve, (primitive, montgomery) in ECDH_PRIMITIVES.items()
-    }
+    slots = with_curve_names(
+        {
+            curve: (registry.slot(primitive), montgomery)
+            for curve, (primitive, montgomery) in ECDH_PRIMITIVES.items()
+        }
+    )
 
     def _compute_ecdh(key_priv: Any, key_pub: Any) -> Any:
         curve = getattr(key_priv, "curve", None)
         entry = slots.get(curve)
-        if entry is not None and getattr(key_pub, "curve", None) == curve:
+        if entry is not None and slots.get(getattr(key_pub, "curve", None)) is entry:
             slot, montgomery = entry
             provider = slot.get()
             if provider is not None:

@@ -24,6 +24,7 @@ import functools
 
 from accel_agent import patching, registry
 from accel_agent.targets.pycryptodome import _pubkey_twins as twins
+from accel_agent.targets.pycryptodome._pubkey_common import with_curve_names
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -31,7 +32,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 _RSA_PARAMETERS = ("bits", "randfunc", "e")
-NIST_CURVES = {"NIST P-256": "p256", "NIST P-384": "p384", "NIST P-521": "p521"}
+NIST_LABELS = with_curve_names({"NIST P-256": "p256", "NIST P-384": "p384", "NIST P-521": "p521"})
 
 
 def _rsa_arguments(args: tuple, kwargs: dict) -> tuple[int, int] | None:
@@ -106,11 +107,7 @@ def patch_ecc(module: ModuleType) -> None:
 
 def _nist_label(module: ModuleType, curve: str) -> str | None:
     """ "p256", "p384" or "p521" for any name pycryptodome gives these curves, else None."""
-    try:
-        canonical = module._curves[curve].canonical
-    except Exception:  # noqa: BLE001 - an unknown name: native raises its error
-        return None
-    return NIST_CURVES.get(canonical)
+    return NIST_LABELS.get(curve)
 
 
 def _generate_ecc(module: ModuleType, provider: Any, label: str, curve: str) -> Any:

@@ -39,6 +39,7 @@ from accel_agent.targets.pycryptodome._pubkey_common import (
     default_random,
     digest_and_oid,
     patch_new,
+    with_curve_names,
 )
 
 TYPE_CHECKING = False
@@ -46,7 +47,8 @@ if TYPE_CHECKING:
     from types import ModuleType
     from typing import Any
 
-# pycryptodome's canonical curve names -> primitives
+# pycryptodome's canonical curve names -> primitives (every other name of a
+# curve is added where the tables are used: _pubkey_common.CURVE_NAMES)
 ECDSA_PRIMITIVES = {
     "NIST P-256": "ecdsa-p256",
     "NIST P-384": "ecdsa-p384",
@@ -178,7 +180,7 @@ def patch_dss(module: ModuleType) -> None:
     DSA keys and secp256k1 keep their native schemes (the subclass serves
     only the curves it has a primitive for).
     """
-    slots = {curve: registry.slot(name) for curve, name in ECDSA_PRIMITIVES.items()}
+    slots = with_curve_names({c: registry.slot(name) for c, name in ECDSA_PRIMITIVES.items()})
     classes = {}
     for class_name, deterministic in (
         ("DeterministicDsaSigScheme", True),
@@ -188,7 +190,7 @@ def patch_dss(module: ModuleType) -> None:
         methods = _dss_methods(native_cls, slots, deterministic)
         classes[native_cls] = accelerated_class(native_cls, methods)
     patch_new(module, classes)
-    _install_fast_dss_new(module, classes[module.FipsEcDsaSigScheme])
+    _install_fast_dss_new(module, classes[module.FipsEcDsaSigScheme], slots)
 
 
 # What a FIPS ECDSA scheme holds besides its key, in 3.x and 4.x: all of it
@@ -198,7 +200,7 @@ _DSS_TEMPLATE_ATTRIBUTES = frozenset(
 )
 
 
-def _install_fast_dss_new(module: ModuleType, accelerated: type) -> None:
+def _install_fast_dss_new(module: ModuleType, accelerated: type, curves: dict) -> None:
     """``DSS.new(key, "fips-186-3"[, encoding])`` without native's per-call arithmetic.
 
     The scheme's attributes other than its key are the same for every key
@@ -221,7 +223,7 @@ def _install_fast_dss_new(module: ModuleType, accelerated: type) -> None:
                 scheme.__dict__.update(template)
                 scheme._key = key
                 return scheme
-            if encoding in ("binary", "der") and key.curve in ECDSA_PRIMITIVES:
+            if encoding in ("binary", "der") and key.curve in curves:
                 scheme = wrapped_new(key, mode, encoding)
                 state = dict(vars(scheme))
                 del state["_key"]
@@ -285,12 +287,15 @@ def _ecdsa_sign(self: Any, provider: Any, msg_hash: Any, deterministic: bool) ->
 _X_OVERFLOW_BOUNDS: dict[str, int] = {}  # curve -> p - n
 
 
-def _x_overflow_bound(key: Any) -> int:
-    """p - n of the key's curve: below it, r may stand for an x coordinate of r + n."""
+def _x_overflow_bound(key: Any) -> int | None:
+    """p - n of the key's curve (below it, r may stand for an x coordinate of r + n)."""
     bound = _X_OVERFLOW_BOUNDS.get(key.curve)
     if bound is None:
-        curve = key._curve
-        bound = _X_OVERFLOW_BOUNDS[key.curve] = int(curve.p) - int(curve.order)
+        try:
+            curve = key._curve
+            bound = _X_OVERFLOW_BOUNDS[key.curve] = int(curve.p) - int(curve.order)
+        except Exception:  # noqa: BLE001 - a pycryptodome without these: native judges
+            return None
     return bound
 
 
@@ -331,7 +336,8 @@ def _ecdsa_verify(self: Any, provider: Any, msg_hash: Any, signature: Any) -> bo
         return False
     if getattr(self, "_low_s", False) and s > self._max_low_s:
         return False
-    if r < _x_overflow_bound(self._key):
+    bound = _x_overflow_bound(self._key)
+    if bound is None or r < bound:
         # The x coordinate of the verifying point may be r + n (it is < p):
         # OpenSSL reduces it mod n, pycryptodome 3.x does not, and rejects
         # such a valid signature (Wycheproof "k*G has a large x-coordinate").
@@ -358,7 +364,7 @@ def patch_eddsa(module: ModuleType) -> None:
     """
     native_cls = module.EdDSASigScheme
     native_sign, native_verify = native_cls.sign, native_cls.verify
-    slots = {curve: registry.slot(name) for curve, name in EDDSA_PRIMITIVES.items()}
+    slots = with_curve_names({c: registry.slot(name) for c, name in EDDSA_PRIMITIVES.items()})
 
     def sign(self: Any, msg_or_hash: Any) -> bytes:
         slot = slots.get(self._key.curve)
@@ -399,13 +405,13 @@ def patch_eddsa(module: ModuleType) -> None:
 
     accelerated = accelerated_class(native_cls, {"sign": sign, "verify": verify})
     patch_new(module, {native_cls: accelerated})
-    _install_fast_eddsa_new(module, accelerated)
+    _install_fast_eddsa_new(module, accelerated, slots)
 
 
 _EDDSA_ATTRIBUTES = frozenset(("_key", "_context", "_A", "_order"))
 
 
-def _install_fast_eddsa_new(module: ModuleType, accelerated: type) -> None:
+def _install_fast_eddsa_new(module: ModuleType, accelerated: type, curves: dict) -> None:
     """``eddsa.new(key, "rfc8032")`` without re-encoding the public key at every call.
 
     Native ``new`` stores the key, the context, the curve's order and the
@@ -433,7 +439,7 @@ def _install_fast_eddsa_new(module: ModuleType, accelerated: type) -> None:
                 scheme.__dict__.update(_key=key, _context=b"", _A=encoded, _order=key._curve.order)
                 return scheme
             scheme = wrapped_new(key, mode, context)
-            if type(scheme) is accelerated and curve in EDDSA_PRIMITIVES:
+            if type(scheme) is accelerated and curve in curves:
                 checked[curve] = vars(scheme).keys() == _EDDSA_ATTRIBUTES
                 twins.remember_encoded_public(key, scheme._A)
             return scheme
