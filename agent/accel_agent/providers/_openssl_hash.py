@@ -38,7 +38,12 @@ ALGORITHMS = {
     "sha3_512": "SHA3_512",
     "shake_128": "SHAKE128",
     "shake_256": "SHAKE256",
+    # OpenSSL's names for its only BLAKE2 shapes (the agent's BLAKE2 providers)
+    "blake2b512": "BLAKE2b",
+    "blake2s256": "BLAKE2s",
 }
+# BLAKE2 classes take their (only) digest size as an argument.
+DIGEST_SIZE_ARGUMENT = {"blake2b512": 64, "blake2s256": 32}
 BLOCK_SIZES = {
     "md5": 64,
     "sha1": 64,
@@ -54,6 +59,8 @@ BLOCK_SIZES = {
     "sha3_512": 72,
     "shake_128": 168,
     "shake_256": 136,
+    "blake2b512": 128,
+    "blake2s256": 64,
 }
 # Below this many bytes in total the builtin code is faster than setting up
 # an OpenSSL context (measured: docs/performance.md, hashlib without _hashlib).
@@ -85,7 +92,7 @@ def constructor(name: str, builtin: Callable | None = None) -> Callable | None:
     algorithm_class = getattr(hashes, class_name, None)
     if algorithm_class is None:
         return None
-    algorithm = algorithm_class()
+    algorithm = algorithm_class(*_size_argument(name))
     try:
         hashes.Hash(algorithm)
     except Exception:  # noqa: BLE001 - UnsupportedAlgorithm in this OpenSSL build
@@ -172,7 +179,12 @@ def constructor(name: str, builtin: Callable | None = None) -> Callable | None:
 def _algorithm(hashes, name: str):
     class_name = ALGORITHMS.get(name)
     algorithm_class = getattr(hashes, class_name, None) if class_name else None
-    return algorithm_class() if algorithm_class is not None else None
+    return algorithm_class(*_size_argument(name)) if algorithm_class is not None else None
+
+
+def _size_argument(name: str) -> tuple:
+    size = DIGEST_SIZE_ARGUMENT.get(name)
+    return (size,) if size is not None else ()
 
 
 def shake_constructor(name: str) -> Callable | None:

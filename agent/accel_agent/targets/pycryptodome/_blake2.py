@@ -1,0 +1,184 @@
+"""BLAKE2b and BLAKE2s for the hashes target: the unkeyed, full-size shape only.
+
+OpenSSL's BLAKE2 has one digest size and no key; every other shape stays
+native. The helpers (input coercion, class naming) are the hashes module's.
+"""
+
+from __future__ import annotations
+
+from accel_agent import registry
+from accel_agent.targets.pycryptodome.hashes import (
+    _class_facts,
+    _Coercer,
+    _install,
+    _name_like,
+    _plain,
+)
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from types import ModuleType
+
+
+# --------------------------------------------------------------------------- BLAKE2
+
+_BLAKE2_KEYWORDS = frozenset(("data", "digest_bytes", "digest_bits", "key", "update_after_digest"))
+
+
+def patch_blake2(module: ModuleType, primitive: str, size: int) -> None:
+    """BLAKE2b-512 and BLAKE2s-256 without a key: the only parameters OpenSSL's BLAKE2 has.
+
+    Any other digest size, a key, or an unusual argument goes to native code.
+    The rules are SHA-3's (``update`` after ``digest`` only with
+    ``update_after_digest``); there is no ``copy``, as natively; ``verify`` is
+    pycryptodome's own (a keyed BLAKE2 comparison) on this object's ``digest``.
+
+    pycryptodome's tests reach the C state (``_state``) of a BLAKE2 object.
+    While an object has been fed at most :data:`_BLAKE2_LOG_LIMIT` bytes it
+    keeps them, and reading ``_state`` hands it to a native twin rebuilt from
+    them, which serves every later call: the C state is then the real one.
+    """
+    native_new = module.new
+    native_obj = native_new(data=None)
+    native_cls = type(native_obj)
+    slot = registry.slot(primitive)
+    coerce = _Coercer(lambda: native_new(data=None))
+
+    def refuse_update() -> None:
+        probe = native_new(data=None)
+        probe.digest()
+        probe.update(b"")
+        raise TypeError("You can only call 'digest' or 'hexdigest' on this object")
+
+    class Hash:
+        __slots__ = ("_h", "_done", "_after", "_log", "_size")
+        verify = native_cls.verify
+        hexverify = native_cls.hexverify
+
+        def update(self, data):
+            if self._done and not self._after:
+                refuse_update()
+            if type(data) is not bytes:
+                data = bytes(data) if _plain(data) else coerce(data)
+            self._h.update(data)
+            log = self._log
+            if log is not None:
+                self._size += len(data)
+                if self._size <= _BLAKE2_LOG_LIMIT:
+                    log.append(data)
+                else:
+                    self._log = None
+            return self
+
+        def digest(self):
+            self._done = True
+            return self._h.digest()
+
+        def hexdigest(self):
+            return self.digest().hex()
+
+        def new(self, **kwargs):
+            if "digest_bytes" not in kwargs and "digest_bits" not in kwargs:
+                kwargs["digest_bytes"] = self.digest_size
+            return module.new(**kwargs)
+
+        @property
+        def _state(self):
+            if self._log is None:
+                raise AttributeError("_state")
+            twin = native_new(
+                data=b"".join(self._log), digest_bytes=size, update_after_digest=self._after
+            )
+            if self._done:
+                twin.digest()
+            self._h = twin
+            self.__class__ = Twin
+            return twin._state
+
+    class Twin(Hash):
+        """An object handed to its native twin: every call is the twin's."""
+
+        __slots__ = ()
+
+        def update(self, data):
+            self._h.update(data)
+            return self
+
+        def digest(self):
+            return self._h.digest()
+
+        @property
+        def _state(self):
+            return self._h._state
+
+    for name, value in _class_facts(native_obj).items():
+        setattr(Hash, name, value)
+    _name_like(Hash, native_cls)
+    _name_like(Twin, native_cls)
+
+    def default_shape(kwargs: dict) -> bool:
+        """No key, the full digest size, a bool update_after_digest: what OpenSSL can serve."""
+        if not kwargs.keys() <= _BLAKE2_KEYWORDS:
+            return False
+        key = kwargs.get("key", b"")
+        digest_bytes = kwargs.get("digest_bytes")
+        digest_bits = kwargs.get("digest_bits")
+        return (
+            type(key) is bytes
+            and not key
+            and type(kwargs.get("update_after_digest", False)) is bool
+            and (digest_bytes is None or digest_bits is None)
+            and (digest_bytes is None or (type(digest_bytes) is int and digest_bytes == size))
+            and (digest_bits is None or (type(digest_bits) is int and digest_bits == 8 * size))
+        )
+
+    ctor = None  # the provider's constructor, once the slot resolved to OpenSSL
+
+    def new(*args, **kwargs):
+        if ctor is not None and not args and len(kwargs) == 1:
+            data = kwargs.get("data")
+            if type(data) is bytes and data:  # BLAKE2b.new(data=...): the common shape, flat
+                obj = Hash()
+                obj._h = ctor(data)
+                obj._done = obj._after = False
+                size_fed = obj._size = len(data)
+                obj._log = [data] if size_fed <= _BLAKE2_LOG_LIMIT else None
+                slot.calls += 1
+                return obj
+        return general_new(*args, **kwargs)
+
+    def general_new(*args, **kwargs):
+        nonlocal ctor
+        if args or not default_shape(kwargs):
+            return native_new(*args, **kwargs)
+        data = kwargs.get("data")
+        if not (data is None or type(data) is bytes or _plain(data)):
+            return native_new(*args, **kwargs)
+        provider = slot.get()
+        if provider is None:
+            return native_new(*args, **kwargs)
+        ctor = provider.new
+        obj = Hash()
+        obj._done = False
+        obj._after = kwargs.get("update_after_digest", False)
+        if data:
+            data = bytes(data)
+            obj._h = provider.new(data)
+            obj._size = len(data)
+            obj._log = [data] if len(data) <= _BLAKE2_LOG_LIMIT else None
+        else:
+            obj._h = provider.new()
+            obj._size = 0
+            obj._log = []
+        slot.calls += 1
+        return obj
+
+    def forget() -> None:
+        nonlocal ctor
+        ctor = None
+
+    registry.reset_listeners.append(forget)
+    _install(module, "new", new)
+
+
+_BLAKE2_LOG_LIMIT = 64 * 1024
