@@ -30,8 +30,10 @@ help:
 	@sed -n 's/^#   make /  make /p' Makefile
 
 # A venv whose interpreter no longer runs (its base Python was removed or
-# upgraded) is rebuilt; a healthy one is kept.
-ifneq ($(shell $(PY) -c 'print("ok")' 2>/dev/null),ok)
+# upgraded) is rebuilt; a healthy one is kept. -S: no site, so no .pth, so an
+# `accel-agent enable --mode assert` on an unhealthy machine cannot pass for
+# a broken interpreter.
+ifneq ($(shell $(PY) -S -c 'print("ok")' 2>/dev/null),ok)
 $(VENV)/pyvenv.cfg: FORCE
 endif
 $(VENV)/pyvenv.cfg:
