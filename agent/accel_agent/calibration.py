@@ -207,9 +207,19 @@ def _load_cache() -> dict:
     global _cache
     if _cache is not None:
         return _cache
-    import json
+    import os
 
     _cache = {}
+    # Most machines never ran `accel-agent calibrate`: a directory listing says
+    # so without the fingerprint (importlib.metadata and _ssl cost ~30 ms).
+    try:
+        names = os.listdir(cache_dir())
+    except OSError:
+        return _cache
+    if not any(name.startswith("calibration-") and name.endswith(".json") for name in names):
+        return _cache
+    import json
+
     try:
         path = cache_path()
         with open(path, encoding="utf-8") as handle:
