@@ -23,6 +23,7 @@ from diff_strategies import DIFF_SETTINGS, make_input, scaled
 from hypothesis import example, given
 from hypothesis import strategies as st
 
+from accel_agent.targets.pycryptodome._pubkey_common import CANONICAL_CURVES
 from transparency_helpers import (
     Recorder,
     Shape,
@@ -96,13 +97,24 @@ RSA_KEYS = ("rsa-1024", "rsa-2048", "rsa-1024-e3", "rsa-1025", "rsa-512")
 
 @cache
 def ecc_keys(flavour: str) -> dict:
+    """Private keys by curve: those this pycryptodome has (X25519/X448 from 3.21 on)."""
     ecc = _module(flavour, "PublicKey.ECC")
-    keys = {
-        name: ecc.generate(curve=name)
-        for name in ("P-256", "P-384", "P-521", "Ed25519", "Ed448", "Curve25519", "Curve448")
-    }
-    keys["P-224"] = ecc.generate(curve="P-224")  # no OpenSSL primitive: native
+    keys = {}
+    # P-224 has no OpenSSL primitive: native, the other side of every comparison.
+    for name in ("P-256", "P-384", "P-521", "Ed25519", "Ed448", "Curve25519", "Curve448", "P-224"):
+        try:
+            keys[name] = ecc.generate(curve=name)
+        except (KeyError, ValueError):
+            continue
     return keys
+
+
+def has_module(flavour: str, name: str) -> bool:
+    try:
+        _module(flavour, name)
+    except ImportError:
+        return False
+    return True
 
 
 # Hashes a scheme may be handed: (module, new() keyword arguments).
@@ -186,7 +198,7 @@ def test_each_operation_takes_the_accelerated_path(flavour):
     signature = _module(flavour, "Signature.DSS")
     eddsa = _module(flavour, "Signature.eddsa")
     oaep = _module(flavour, "Cipher.PKCS1_OAEP")
-    dh = _module(flavour, "Protocol.DH")
+    dh = _module(flavour, "Protocol.DH") if has_module(flavour, "Protocol.DH") else None
     pkcs1 = _module(flavour, "Signature.pkcs1_15")
     pss = _module(flavour, "Signature.pss")
     ecc = _module(flavour, "PublicKey.ECC")
@@ -201,19 +213,23 @@ def test_each_operation_takes_the_accelerated_path(flavour):
         "ecc-keygen": lambda: ecc.generate(curve="P-256"),
         "ed25519": lambda: eddsa.new(keys["Ed25519"], "rfc8032").sign(b"m"),
         "ed448": lambda: eddsa.new(keys["Ed448"], "rfc8032").sign(b"m"),
-        "x25519": lambda: dh.key_agreement(
-            static_priv=keys["Curve25519"], static_pub=keys["Curve25519"], kdf=bytes
-        ),
-        "x448": lambda: dh.key_agreement(
-            static_priv=keys["Curve448"], static_pub=keys["Curve448"], kdf=bytes
-        ),
     }
     for curve in ("256", "384", "521"):
         k = keys["P-" + curve]
         actions["ecdsa-p" + curve] = lambda k=k: signature.new(k, "fips-186-3").sign(sha256)
-        actions["ecdh-p" + curve] = lambda k=k: dh.key_agreement(
-            static_priv=k, static_pub=k.public_key(), kdf=bytes
-        )
+        actions["ecdh-p" + curve] = (k, k.public_key())
+    if "Curve25519" in keys:
+        actions["x25519"] = (keys["Curve25519"], keys["Curve25519"])
+        actions["x448"] = (keys["Curve448"], keys["Curve448"])
+    for primitive, action in list(actions.items()):
+        if isinstance(action, tuple):  # a key agreement: pycryptodome 3.21 and later
+            if dh is None:
+                del actions[primitive]
+                continue
+            private, public = action
+            actions[primitive] = lambda private=private, public=public: dh.key_agreement(
+                static_priv=private, static_pub=public, kdf=bytes
+            )
     for primitive, action in actions.items():
         served = _served(primitive, action)
         accelerated, why = acceleration(primitive)
@@ -691,6 +707,8 @@ def _private_fields(key) -> dict:
     kdf_kind="identity",
 )
 def test_key_agreement(flavour, curve, other, same_curve, roles, kdf_kind):
+    if not has_module(flavour, "Protocol.DH") or not {curve, other} <= set(ecc_keys(flavour)):
+        pytest.skip("Protocol.DH and X25519/X448 came in pycryptodome 3.21")
     dh = _module(flavour, "Protocol.DH")
     both(dh_scenario, dh, curve, curve if same_curve else other, sorted(roles), kdf_kind)
 
@@ -713,7 +731,9 @@ def rsa_generate_scenario(rec, rsa, bits, e, seeded):
     rec.note("p < q", p < q)
     rec.note("p*q", p * q == n)
     rec.note("d", d == pow(key.e, -1, lcm) and d >= 1 << (bits // 2))
-    rec.note("u", u == pow(p, -1, q) and key.invp == u and key.invq == pow(q, -1, p))
+    # invp and invq came in pycryptodome 3.16
+    invq = getattr(key, "invq", pow(q, -1, p))
+    rec.note("u", u == pow(p, -1, q) and getattr(key, "invp", u) == u and invq == pow(q, -1, p))
     rec.note("prime sizes", (p.bit_length(), q.bit_length()))
     rec.note("p - q", q - p > 1 << (bits // 2 - 100))
     imported = rsa.import_key(key.export_key())
@@ -767,14 +787,18 @@ def ecc_generate_scenario(rec, ecc, curve, seeded):
     key = rec.call("generate", lambda: ecc.generate(**kwargs))
     if key is RAISED:
         return
+    kind = {"Ed25519": "edwards", "Ed448": "edwards", "Curve25519": "montgomery"}.get(
+        CANONICAL_CURVES.get(key.curve), "weierstrass"
+    )
+    kind = "montgomery" if CANONICAL_CURVES.get(key.curve) == "Curve448" else kind
     if seeded:
-        rec.note("d or seed", key.seed if key._curve.is_edwards else int(key.d))
+        rec.note("d or seed", key.seed if kind != "weierstrass" else int(key.d))
     rec.note("curve", (key.curve, key.has_private()))
     point = key.pointQ
     rec.note("point", point == key.public_key().pointQ)
     rec.note("point on curve", point.is_point_at_infinity() is False)
-    rec.note("d type", type(key.d).__name__ if not key._curve.is_edwards else "seed")
-    if key._curve.is_weierstrass:
+    rec.note("d type", type(key.d).__name__ if kind != "edwards" else "seed")
+    if kind == "weierstrass":
         rec.note("d range", 0 < key.d < key._curve.order)
         rec.note("d*G", key._curve.G * key.d == point)
         imported = ecc.import_key(key.export_key(format="PEM"))
