@@ -76,10 +76,18 @@ def test_off_prints_nothing_and_patches_nothing(clean_env, args, variables):
     assert (report["mode"], report["active"], report["patched"]) == ("off", "False", "False")
 
 
-def test_idle_start_up_loads_nothing_of_the_agent_beyond_boot(clean_env):
+def test_idle_start_up_loads_nothing_of_the_agent(clean_env):
+    # Idle, the .pth line decides by itself (two dict lookups and a stat) and
+    # imports no module of the agent at all.
     code = "import sys; print(sorted(m for m in sys.modules if m.startswith('accel_agent')))"
     result = run_python("-c", code, env=clean_env)
-    assert result.stdout.strip() == "['accel_agent', 'accel_agent._boot']"
+    assert result.stdout.strip() == "[]"
+
+
+def test_an_active_start_up_loads_the_boot_module(clean_env):
+    code = "import sys; print('accel_agent._boot' in sys.modules)"
+    result = run_python("-c", code, env=env_with(clean_env, ACCEL_AGENT="quiet"))
+    assert result.stdout.strip() == "True"
 
 
 @requires_aes_acceleration

@@ -3,9 +3,10 @@
 This module runs in every interpreter of an environment the agent is
 installed in, before ``__main__``, so it follows three rules:
 
-* it imports nothing beyond ``os`` and ``sys`` (which ``site`` has already
-  imported) unless the agent is asked for: idle, it costs two dictionary
-  lookups and one ``stat`` of the environment-wide default file;
+* it is not even imported unless the agent is asked for: the .pth line
+  itself looks at ``-X accel``, ``ACCEL_AGENT`` and the environment-wide
+  default file (two dictionary lookups and one ``stat``); the .start entry
+  point of Python 3.15+ comes here directly and makes the same checks;
 * it never raises: a broken agent must not break Python. Problems become one
   line on stderr; only assert mode ends the process, on purpose;
 * it is idempotent: a ``.pth`` can run twice in one process (cpython#75723,
@@ -26,10 +27,23 @@ DEFAULT_FILE_NAME = "accel_agent.conf"
 _started = False
 
 
+PTH_NAME = "accel_agent.pth"
+
+
 def default_file_path() -> str:
-    """Where ``accel-agent enable`` keeps this environment's default: next to the .pth."""
-    package_dir = os.path.dirname(os.path.abspath(__file__))
-    return os.path.join(os.path.dirname(package_dir), DEFAULT_FILE_NAME)
+    """Where ``accel-agent enable`` keeps this environment's default: next to the .pth.
+
+    The .pth line looks for the file in its own directory before importing
+    anything, so the two must agree: next to the package in an ordinary
+    install, in the site-packages directory that holds the .pth otherwise
+    (an editable install keeps the package in the source tree).
+    """
+    package_parent = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    if not os.path.exists(os.path.join(package_parent, PTH_NAME)):
+        for entry in sys.path:
+            if entry and os.path.exists(os.path.join(entry, PTH_NAME)):
+                return os.path.join(entry, DEFAULT_FILE_NAME)
+    return os.path.join(package_parent, DEFAULT_FILE_NAME)
 
 
 def start() -> None:
