@@ -8,6 +8,7 @@ reads what the user would see: stderr, stdout and the exit code.
 from __future__ import annotations
 
 import multiprocessing
+import os
 import re
 import subprocess
 import sys
@@ -481,7 +482,11 @@ def bare_python() -> str:
     It stands for the interpreters the template is for; the agent and its
     dependencies reach it through PYTHONPATH, which does not run .pth files.
     """
-    python = getattr(sys, "_base_executable", None) or sys.executable
+    # Before 3.11 sys._base_executable is the venv's own python; the base
+    # interpreter lives under sys.base_prefix.
+    python = os.path.join(sys.base_prefix, "bin", "python%d.%d" % sys.version_info[:2])
+    if not os.path.exists(python):
+        python = getattr(sys, "_base_executable", None) or sys.executable
     probe = run_python("-c", "import accel_agent", python=python)
     if probe.returncode == 0:
         pytest.skip("the base interpreter %s has the agent installed itself" % python)
