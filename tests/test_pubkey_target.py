@@ -107,6 +107,21 @@ def test_twins_live_on_the_key_and_are_made_once(lib, rsa_key, monkeypatch):
         pickle.dumps(key)
 
 
+def test_generated_nist_keys_are_built_as_natives_are(lib):
+    """From the second key of a curve on, the key copies the first one's curve state."""
+    ecc = lib.PublicKey__ECC
+    keys = [ecc.generate(curve="secp384r1") for _ in range(3)]
+    accel_agent.uninstall()
+    native = ecc.generate(curve="secp384r1")
+    for key in keys:
+        assert vars(key).keys() - {_pubkey_twins.ATTRIBUTE} == vars(native).keys()
+        assert type(key._d) is type(native._d) and key._curve is native._curve
+        assert key.curve == native.curve and key._point is None and key._seed is None
+        assert 0 < key.d < int(key._curve.order)
+        assert key.public_key() == ecc.construct(curve="P-384", d=key.d).public_key()
+    assert len({int(key.d) for key in keys}) == 3
+
+
 def test_generated_keys_carry_their_twins(lib, rsa_key):
     twins = vars(rsa_key)[_pubkey_twins.ATTRIBUTE]
     assert twins.private and twins.public

@@ -83,6 +83,7 @@ def patch_ecc(module: ModuleType) -> None:
     """Install ``ECC.generate`` through OpenSSL for the NIST curves."""
     original_generate = module.generate
     slot = registry.slot("ecc-keygen")
+    build = _key_builder(module)
 
     def generate(*args: Any, **kwargs: Any) -> Any:
         curve = kwargs.get("curve")
@@ -92,11 +93,16 @@ def patch_ecc(module: ModuleType) -> None:
             and kwargs.keys() <= {"curve", "randfunc"}
             and type(curve) is str
         ):
-            label = _nist_label(module, curve)
+            label = NIST_LABELS.get(curve)
             provider = label and slot.get()
             if provider:
-                key = _generate_ecc(module, provider, label, curve)
+                try:
+                    d, _x, _y, private = provider.generate(label)
+                    key = build(curve, d)
+                except Exception:  # noqa: BLE001 - native generates
+                    key = None
                 if key is not None:
+                    twins.attach(key, private)
                     slot.calls += 1
                     return key
         return original_generate(*args, **kwargs)
@@ -105,22 +111,36 @@ def patch_ecc(module: ModuleType) -> None:
     patching.patch_attribute(module, "generate", generate)
 
 
-def _nist_label(module: ModuleType, curve: str) -> str | None:
-    """ "p256", "p384" or "p521" for any name pycryptodome gives these curves, else None."""
-    return NIST_LABELS.get(curve)
+# What a NIST-curve private EccKey holds in 3.x and 4.x: besides d, all of it
+# depends on the curve name only.
+_NIST_KEY_ATTRIBUTES = frozenset(("_d", "_seed", "_point", "_curve", "curve"))
 
 
-def _generate_ecc(module: ModuleType, provider: Any, label: str, curve: str) -> Any:
-    """A key built as native's is: from ``d`` alone, its point computed when first needed.
+def _key_builder(module: ModuleType):
+    """``build(curve, d)``: the EccKey native's generator makes from d, its point left for later.
 
-    Building the point now (``EccPoint``'s validation) would make this call
-    slower than native's; the OpenSSL twin makes signing and ECDH fast
-    without it, and an OpenSSL public key is derived from the twin.
+    Native's constructor spends most of native's whole ``generate`` (the
+    curve's lookup by name, big-integer conversions and range checks) on
+    what is the same for every key of a curve: the first key of a curve is
+    built by the constructor, and later ones copy its state, with their own
+    d (OpenSSL's, in range by construction). The point is computed on first
+    use, as native's is; the OpenSSL twin serves signing and ECDH without it.
     """
-    try:
-        d, _x, _y, private = provider.generate(label)
-        key = module.EccKey(curve=curve, d=d)
-    except Exception:  # noqa: BLE001
-        return None
-    twins.attach(key, private)
-    return key
+    ecc_key, integer = module.EccKey, module.Integer
+    templates: dict[str, dict] = {}
+
+    def build(curve: str, d: int) -> Any:
+        template = templates.get(curve)
+        if template is not None:
+            key = object.__new__(ecc_key)
+            key.__dict__.update(template)
+            key._d = integer(d)
+            return key
+        key = ecc_key(curve=curve, d=d)
+        state = dict(vars(key))
+        if state.keys() == _NIST_KEY_ATTRIBUTES and state["_seed"] is state["_point"] is None:
+            del state["_d"]
+            templates[curve] = state
+        return key
+
+    return build
