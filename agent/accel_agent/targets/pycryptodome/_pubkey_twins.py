@@ -41,7 +41,16 @@ class Twins:
         self.encoded: Any = None
 
 
+_KEY_CLASSES = frozenset(("RsaKey", "EccKey"))
+
+
 def _twins(key: Any) -> Twins | None:
+    """The key's twins; None for anything but pycryptodome's own key classes.
+
+    A duck-typed key of the user's is served natively (and left untouched).
+    """
+    if type(key).__name__ not in _KEY_CLASSES:
+        return None
     try:
         namespace = key.__dict__
     except AttributeError:  # a subclass with __slots__: no cache, no acceleration
