@@ -5,10 +5,12 @@
 #   make run     venv + install '.[pycryptodome]', accel-agent verify, demo
 #   make test    install '.[test]', run the test suite (pytest -n auto)
 #   make lint    ruff check, and docs/activation.md's settings table is current
-#   make bench   start-up cost of the agent (BENCH_ARGS="--runs 50" ...)
+#   make bench   start-up cost, then native vs agent vs cryptography per primitive
+#                (BENCH_ARGS for the first, CRYPTO_BENCH_ARGS="--quick" for the second)
 #   make bench-startup-all   idle start-up cost on each Python 3.9-3.13
 #   make bench-crypto        per-call: native vs agent vs cryptography
 #   make multipython         start-up tests + smoke on each Python 3.9-3.13
+#   make suites  pycryptodome's own suite under the agent, per pinned release
 #   make ci      what CI runs (.ci/run)
 
 PYTHON ?= python3
@@ -17,6 +19,7 @@ PY := $(VENV)/bin/python
 PIP := $(PY) -m pip --disable-pip-version-check
 PYTEST_ARGS ?=
 BENCH_ARGS ?=
+CRYPTO_BENCH_ARGS ?=
 
 # The project is installed non-editable (the tests exercise the real wheel
 # layout with its .pth), so any change under agent/ must reinstall it.
@@ -24,7 +27,7 @@ AGENT_SOURCES := pyproject.toml README.md \
 	$(shell find agent -type f ! -name '*.pyc' ! -path '*/__pycache__/*' 2>/dev/null)
 
 .DEFAULT_GOAL := help
-.PHONY: help run test lint bench bench-startup-all bench-crypto multipython wheel ci clean FORCE
+.PHONY: help run test lint bench bench-startup-all bench-crypto multipython suites wheel ci clean FORCE
 
 help:
 	@sed -n 's/^#   make /  make /p' Makefile
@@ -58,7 +61,7 @@ run: $(VENV)/.installed-run
 
 # pytest exits 5 when it collected nothing: an empty suite must never pass.
 test: $(VENV)/.installed-test
-	@rc=0; $(PY) -m pytest -q -n auto $(PYTEST_ARGS) || rc=$$?; \
+	@rc=0; $(PY) -m pytest -q -n auto -m "not suite" $(PYTEST_ARGS) || rc=$$?; \
 	if [ $$rc -eq 5 ]; then \
 		echo "make test: pytest collected no tests; an empty suite is a failure" >&2; \
 	fi; \
@@ -70,8 +73,12 @@ lint: $(VENV)/.installed-dev
 	$(VENV)/bin/ruff check .
 	PYTHONPATH=agent $(PYTHON) -S .ci/settings_table.py --check docs/activation.md
 
+# The start-up cost, then every family side by side: native pycryptodome,
+# pycryptodome under the agent, direct pyca/cryptography, with ratios and the
+# issues' goals (reported, not enforced: the machine is shared and noisy).
 bench: $(VENV)/.installed-run
 	$(PY) -m bench.startup $(BENCH_ARGS)
+	$(PY) -m bench.crypto --check-goals --csv bench/results/crypto.csv $(CRYPTO_BENCH_ARGS)
 
 # One line per Python 3.9-3.13 found under pyenv: the idle start-up cost.
 bench-startup-all: $(VENV)/.installed-run
@@ -86,6 +93,11 @@ wheel: $(VENV)/pyvenv.cfg
 
 multipython:
 	bash .ci/multipython.sh
+
+# pycryptodome's own suite, natively and under the agent, for each pinned
+# pycryptodome (4.x, 3.x, pycryptodomex): minutes each, so not part of `make test`.
+suites:
+	bash .ci/suites.sh
 
 ci:
 	bash .ci/run

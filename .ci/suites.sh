@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# pycryptodome's own test suite, natively and under the agent, for every
+# pinned pycryptodome (issues 3 and 7).
+#
+# For each requirements file below: a fresh venv with the accel-agent wheel,
+# that pin (and the pinned test vectors), then tests/suite/run_selftest.py,
+# which runs the suite twice in fresh interpreters (ACCEL_AGENT=off and
+# ACCEL_AGENT=quiet), compares the results test by test, and prints the
+# accelerated-call count of every primitive. A test that fails only under the
+# agent, or an accelerated primitive that served no call, fails the step.
+#
+#   requirements/pycryptodome-4.txt   Crypto      (pytest-based suite)
+#   requirements/pycryptodome-3.txt   Crypto      (unittest-based suite)
+#   requirements/pycryptodomex.txt    Cryptodome
+#
+# `make test` leaves these runs out (pytest -m "not suite"): they take
+# minutes each and CI runs them here, once per pin.
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+source .ci/lib.sh
+
+RUNNER=tests/suite/run_selftest.py
+WORK=build/suites  # build/ is gitignored
+if [[ -x .venv/bin/python ]]; then BUILD_PYTHON=.venv/bin/python; else BUILD_PYTHON=python3; fi
+
+rm -rf "$WORK" && mkdir -p "$WORK/dist"
+"$BUILD_PYTHON" -m pip --disable-pip-version-check wheel -q --no-deps -w "$WORK/dist" . 2>&1 \
+    | without_pip_noise
+WHEEL=$(ls "$WORK"/dist/accel_agent-*.whl)
+
+failed=0
+for pin in requirements/pycryptodome-4.txt requirements/pycryptodome-3.txt requirements/pycryptodomex.txt; do
+    case $pin in
+        *pycryptodomex.txt) flavour=Cryptodome ;;
+        *) flavour=Crypto ;;
+    esac
+    name=$(basename "$pin" .txt)
+    section "suite: $name ($flavour)"
+    venv=$WORK/venv-$name
+    python3 -m venv "$venv"
+    "$venv/bin/python" -m pip --disable-pip-version-check install -q "$WHEEL" -r "$pin" pytest \
+        2>&1 | without_pip_noise
+    rc=0
+    "$venv/bin/python" "$RUNNER" --flavour "$flavour" --parallel --work-dir "$WORK/$name" \
+        --json-out "$WORK/$name.json" || rc=$?
+    if ((rc == 0)); then
+        echo "suite $name: PASSED (same results as native)"
+    else
+        echo "suite $name: FAILED (exit $rc; details in the verdict above)"
+        failed=$((failed + 1))
+    fi
+done
+
+if ((failed > 0)); then
+    echo "suites: FAILED ($failed of 3)"
+    exit 1
+fi
+echo "suites: PASSED"
