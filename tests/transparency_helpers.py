@@ -31,7 +31,7 @@ from pathlib import Path
 import pytest
 
 import accel_agent
-from accel_agent import activation, catalog, patching, registry
+from accel_agent import activation, catalog, hooks, patching, registry
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
@@ -76,6 +76,11 @@ def ensure_agent() -> None:
     """Activate the agent in this process if something (a test, ``uninstall``) turned it off."""
     if not activation.is_active():
         accel_agent.activate("quiet")
+
+
+def patch_failure(module) -> str | None:
+    """Why the agent's patch of ``module`` failed (it then stays native), or None."""
+    return hooks.failures.get(module.__name__)
 
 
 def require_patched(module) -> None:
@@ -355,6 +360,7 @@ class Comparison:
         self.agent = agent
         self.native = native
         self.calls = calls  # primitive -> accelerated calls made by the agent's run
+        self.patched = True  # whether the agent had patched the module at all
 
     def accelerated(self, primitive: str) -> int:
         return self.calls.get(primitive, 0)
@@ -363,11 +369,15 @@ class Comparison:
 def both(scenario, module, *args, **kwargs) -> Comparison:
     """Run ``scenario(rec, module, ...)`` under the agent, then natively; fail on any difference.
 
-    The native run must make no accelerated call (it would not be native),
-    and the agent's run must see ``module`` patched.
+    The native run must make no accelerated call (it would not be native).
+    A module the agent left alone (nothing in it accelerated here, say
+    ``ACCEL_AGENT_EXCLUDE=aes``) is compared all the same, trivially; one
+    whose patch *failed* is an error.
     """
     ensure_agent()
-    require_patched(module)
+    failure = patch_failure(module)
+    if failure:
+        raise AssertionError("the agent failed to patch %s: %s" % (module.__name__, failure))
     agent = Recorder()
     before = call_counts()
     scenario(agent, module, *args, **kwargs)
@@ -382,7 +392,9 @@ def both(scenario, module, *args, **kwargs) -> Comparison:
         raise AssertionError("the native run made accelerated calls: %s" % leaked)
     if difference is not None:
         raise Mismatch("agent and native %s differ: %s" % (module.__name__, difference))
-    return Comparison(agent, native, count_delta(before, after_agent))
+    comparison = Comparison(agent, native, count_delta(before, after_agent))
+    comparison.patched = patching.is_patched(module.__name__)
+    return comparison
 
 
 def outcome(function, *args, **kwargs) -> tuple:

@@ -50,7 +50,6 @@ from transparency_helpers import (
     import_from,
     installed_flavours,
     natively,
-    require_patched,
 )
 
 RAISED = Recorder.RAISED
@@ -244,7 +243,10 @@ def test_plain_call_is_accelerated(aes, case):
 @with_flavours
 def test_patched_functions_look_native(flavour, aes):
     """Every function the agent replaced keeps the original's name, docstring and signature."""
-    require_patched(aes)  # importing it (the fixture) is what patches it
+    # Importing the module (the fixture) is what patches it, unless nothing in it
+    # is accelerated here (ACCEL_AGENT_EXCLUDE=aes, no AES-NI): then there is nothing to check.
+    if not patching.is_patched(aes.__name__):
+        pytest.skip("the agent left %s alone in this process" % aes.__name__)
     patched = {
         module: names
         for module, names in patching.patched_names().items()
