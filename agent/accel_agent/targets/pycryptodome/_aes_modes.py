@@ -87,6 +87,11 @@ class _AesMode:
     def _build_twin(self) -> Any:
         raise NotImplementedError
 
+    @property
+    def _state(self) -> Any:
+        """pycryptodome's C state: code reaching for it gets a native twin's, which takes over."""
+        return self._switch_to_twin()._state
+
 
 class EcbCipher(_AesMode):
     """pycryptodome's ``EcbMode``: whole blocks, no state, no order rules.
