@@ -154,14 +154,15 @@ def test_calibration_cache_is_read(cache_home):
     os.makedirs(os.path.dirname(path))
     document = {
         "version": calibration.CACHE_VERSION,
-        "preferred": {"scrypt": "openssl", "sha1": "native"},
+        "preferred": {"scrypt": calibration.ANY_PROVIDER, "sha1": "native"},
         "thresholds": {"pbkdf2": {"sha256": 1234}},
     }
     with open(path, "w") as handle:
         json.dump(document, handle)
-    assert calibration.preferred("scrypt") == "openssl"
+    assert calibration.preferred("scrypt") is None  # measured: the providers' order decides
     assert calibration.preferred("sha1") == "native"
-    assert calibration.preferred("sha256") == "openssl"  # built-in default
+    assert calibration.preferred("sha256") is None  # built-in: no opinion, hashlib first
+    assert calibration.preferred("aes-cmac") == "openssl"  # built-in default
     assert calibration.thresholds("pbkdf2")["sha256"] == 1234
     assert (
         calibration.thresholds("pbkdf2")["sha1"] == calibration.BUILTIN_THRESHOLDS["pbkdf2"]["sha1"]

@@ -1,14 +1,15 @@
 """``accel-agent calibrate``: time providers against native here, cache the choices.
 
 For each primitive this module knows how to time, the provider and native
-pycryptodome do the same work at each size class (hashes and MACs: 64 B,
-1 KiB, 16 KiB, 1 MiB), interleaved, on the thread's CPU clock; the faster
-path wins where it wins at every size class (a provider that loses at one
-size but wins at others keeps the built-in choice, since per-size routing of
-hashes is not done). PBKDF2 gets per-hash iteration thresholds (OpenSSL below,
-native from there), found over iteration classes. The result goes to
-:func:`accel_agent.calibration.cache_path`, keyed by the machine fingerprint;
-the registry reads it at the next decision (the next process).
+pycryptodome do the same work at each size class (hashes: 64 B, 1 KiB,
+16 KiB, 1 MiB), on the thread's CPU clock. A hash whose provider wins at
+every size class is cached as ``"any"`` (the providers' priority order
+decides: ``hashlib``, else ``openssl``), otherwise as ``"native"`` (hashes
+are not routed by size). PBKDF2 gets per-hash iteration thresholds (OpenSSL
+below, native from there), found over iteration classes; scrypt is timed at
+N=2^12. The result goes to :func:`accel_agent.calibration.cache_path`, keyed
+by the machine fingerprint; the registry reads it at the next process's
+first decision.
 
 Nothing here runs at start-up: only the command imports this module.
 """
@@ -18,6 +19,8 @@ from __future__ import annotations
 import json
 import os
 import time
+
+from accel_agent.calibration import ANY_PROVIDER
 
 SIZE_CLASSES = (64, 1024, 16 * 1024, 1024 * 1024)
 PBKDF2_CLASSES = (100, 200, 300, 500, 700, 1000, 2000)
@@ -94,7 +97,7 @@ def measure(budget_s: float = 0.02, progress=None) -> dict:
             openssl_s = _time(lambda d=data, f=provider.new: f(d).digest(), budget)
             ratios[str(size)] = round(native_s / openssl_s, 3)
         detail[primitive] = ratios
-        preferred[primitive] = "openssl" if min(ratios.values()) >= 1.0 else "native"
+        preferred[primitive] = ANY_PROVIDER if min(ratios.values()) >= 1.0 else "native"
     thresholds = {"pbkdf2": _pbkdf2_thresholds(budget_s, progress, detail)}
     preferred.update(_kdf_preferences(budget_s, progress, detail))
     from accel_agent import calibration
@@ -160,7 +163,7 @@ def _kdf_preferences(budget_s: float, progress, detail: dict) -> dict[str, str]:
         budget_s * 5,
     )
     detail["scrypt"] = {"4096": round(native_s / openssl_s, 3)}
-    return {"scrypt": "openssl" if openssl_s < native_s else "native"}
+    return {"scrypt": ANY_PROVIDER if openssl_s < native_s else "native"}
 
 
 def write(document: dict) -> str:

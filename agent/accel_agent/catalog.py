@@ -82,14 +82,26 @@ _HASHES = (
     ("blake2b", "blake2"),  # BLAKE2b-512 and BLAKE2s-256 without a key: OpenSSL has no other
     ("blake2s", "blake2"),
 )
+
+
+def _hashlib_then_openssl(stem: str) -> tuple[ProviderSpec, ...]:
+    """CPython's _hashlib first (no cryptography import, cheapest per call), then
+    the same OpenSSL through pyca/cryptography for a Python built without it."""
+    module = "accel_agent.providers.hashes:%s_" % stem
+    return (
+        ProviderSpec("hashlib", module + "provider"),
+        ProviderSpec("openssl", module + "openssl_provider"),
+    )
+
+
 PRIMITIVES += tuple(
-    PrimitiveSpec(name, family, (), (_openssl("hashes", name.replace("-", "_") + "_provider"),))
+    PrimitiveSpec(name, family, (), _hashlib_then_openssl(name.replace("-", "_")))
     for name, family in _HASHES
 ) + (
-    PrimitiveSpec("hmac", "hmac", (), (_openssl("hashes", "hmac_provider"),)),
-    PrimitiveSpec("pbkdf2", "kdf", (), (_openssl("hashes", "pbkdf2_provider"),)),
-    PrimitiveSpec("scrypt", "kdf", (), (_openssl("hashes", "scrypt_provider"),)),
-    PrimitiveSpec("hkdf", "kdf", (), (_openssl("hashes", "hkdf_provider"),)),
+    PrimitiveSpec("hmac", "hmac", (), _hashlib_then_openssl("hmac")),
+    PrimitiveSpec("pbkdf2", "kdf", (), _hashlib_then_openssl("pbkdf2")),
+    PrimitiveSpec("scrypt", "kdf", (), _hashlib_then_openssl("scrypt")),
+    PrimitiveSpec("hkdf", "kdf", (), _hashlib_then_openssl("hkdf")),
     PrimitiveSpec("aes-cmac", "cmac", ("aes",), (_openssl("macs", "cmac_provider"),)),
     PrimitiveSpec("poly1305", "poly1305", (), (_openssl("macs", "poly1305_provider"),)),
 )

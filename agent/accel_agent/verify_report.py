@@ -152,7 +152,7 @@ def _calibration_lines(calibration: dict[str, Any] | None) -> list[str]:
             lines.append(
                 textwrap_row(
                     primitive,
-                    "openssl below these iteration counts, native from them (native "
+                    "OpenSSL below these iteration counts, native from them (native "
                     "is faster there): %s" % parts,
                 )
             )

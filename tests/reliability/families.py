@@ -389,6 +389,172 @@ def chacha_secret_paths(pkg: str, s: type[Secrets]) -> list[BaseException]:
     return raised
 
 
+# ============================================================================ hashes, MACs, KDFs
+
+HASH_PRIMITIVES = (
+    "md5",
+    "sha1",
+    "sha224",
+    "sha256",
+    "sha384",
+    "sha512",
+    "sha512-224",
+    "sha512-256",
+    "sha3-224",
+    "sha3-256",
+    "sha3-384",
+    "sha3-512",
+    "shake128",
+    "shake256",
+    "blake2b",
+    "blake2s",
+    "hmac",
+    "pbkdf2",
+    "hkdf",
+    "aes-cmac",
+    "poly1305",
+)  # scrypt is native by choice (calibration): no accelerated call is expected of it
+
+
+def _hash_modules(pkg: str) -> dict:
+    names = ("MD5", "SHA1", "SHA224", "SHA256", "SHA384", "SHA512", "SHA3_224", "SHA3_256")
+    names += ("SHA3_384", "SHA3_512", "SHAKE128", "SHAKE256", "BLAKE2b", "BLAKE2s", "HMAC")
+    names += ("CMAC", "Poly1305")
+    modules = {name: importlib.import_module("%s.Hash.%s" % (pkg, name)) for name in names}
+    modules["AES"] = importlib.import_module(pkg + ".Cipher.AES")
+    modules["KDF"] = importlib.import_module(pkg + ".Protocol.KDF")
+    return modules
+
+
+def hash_workload(pkg: str) -> dict[str, bytes]:
+    """Every hash whole, in pieces and copied; HMAC, CMAC, Poly1305 and their checks; KDFs."""
+    m = _hash_modules(pkg)
+    message = bytes(range(256)) * 4 + bytes(range(77))
+    out: dict[str, bytes] = {}
+    for name in ("MD5", "SHA1", "SHA224", "SHA256", "SHA384", "SHA512", "SHA3_224", "SHA3_256"):
+        module = m[name]
+        out[name] = module.new(message).digest()
+        h = module.new()
+        h.update(message[:100])
+        clone = h.copy()
+        h.update(message[100:])
+        clone.update(b"tail")
+        out[name + "-pieces"] = h.digest() + clone.digest()
+    for truncate in ("224", "256"):
+        out["SHA512/" + truncate] = m["SHA512"].new(message, truncate=truncate).digest()
+    for name in ("SHA3_384", "SHA3_512"):
+        out[name] = m[name].new(message, update_after_digest=True).digest()
+    for name in ("SHAKE128", "SHAKE256"):
+        xof = m[name].new(message)
+        out[name] = xof.read(10) + xof.read(100)
+    for name in ("BLAKE2b", "BLAKE2s"):
+        out[name] = m[name].new(data=message).digest()
+        out[name + "-keyed"] = m[name].new(data=message, key=b"k" * 16).digest()
+    for name in ("SHA1", "SHA256", "SHA512", "SHA3_256"):
+        mac = m["HMAC"].new(b"key" * 10, message, digestmod=m[name])
+        tag = mac.digest()
+        out["hmac-" + name] = tag
+        out["hmac-verify-" + name] = outcome(mac.verify, tag)
+        out["hmac-forged-" + name] = outcome(mac.verify, bytes([tag[0] ^ 1]) + tag[1:])
+    mac = m["CMAC"].new(bytes(range(16)), message, ciphermod=m["AES"])
+    out["cmac"] = mac.digest()
+    out["cmac-verify"] = outcome(mac.verify, out["cmac"])
+    out["cmac-update-after"] = outcome(mac.update, b"x")
+    for cipher in ("AES",):
+        mac = m["Poly1305"].new(
+            key=bytes(range(32)), cipher=m[cipher], nonce=bytes(16), data=message
+        )
+        out["poly1305"] = mac.digest()
+        out["poly1305-forged"] = outcome(mac.verify, bytes(16))
+    kdf = m["KDF"]
+    out["pbkdf2"] = kdf.PBKDF2(b"password", b"salt", 40, 10, hmac_hash_module=m["SHA256"])
+    out["pbkdf2-native"] = kdf.PBKDF2(b"password", b"salt", 20, 1000, hmac_hash_module=m["SHA1"])
+    out["hkdf"] = kdf.HKDF(b"master" * 5, 50, b"salt", m["SHA256"], context=b"info")
+    out["scrypt"] = kdf.scrypt(b"password", b"salt", 16, 16, 1, 1)
+    return out
+
+
+def _fed(h, chunk: bytes) -> None:
+    """One update; its result (the object, for SHA-3 and the MACs) is not an output."""
+    h.update(chunk)
+
+
+def hash_shared(pkg: str) -> list[SharedCase]:
+    m = _hash_modules(pkg)
+    chunk = bytes(range(64))
+    return [
+        SharedCase(
+            "sha256", lambda: m["SHA256"].new(), lambda h: _fed(h, chunk), lambda h: h.digest()
+        ),
+        SharedCase(
+            "sha3-256", lambda: m["SHA3_256"].new(), lambda h: _fed(h, chunk), lambda h: h.digest()
+        ),
+        SharedCase("shake128-read", lambda: m["SHAKE128"].new(chunk), lambda h: h.read(32)),
+        SharedCase(
+            "hmac-sha256",
+            lambda: m["HMAC"].new(b"key", digestmod=m["SHA256"]),
+            lambda h: _fed(h, chunk),
+            lambda h: h.digest(),
+        ),
+        SharedCase(
+            "cmac",
+            lambda: m["CMAC"].new(bytes(16), ciphermod=m["AES"]),
+            lambda h: _fed(h, chunk),
+            lambda h: h.digest(),
+        ),
+    ]
+
+
+def hash_secret_paths(pkg: str, s: type[Secrets]) -> list[BaseException]:
+    m = _hash_modules(pkg)
+    raised: list[BaseException] = []
+    text = s.plaintext.decode()
+    for name in ("SHA256", "SHA3_256", "SHAKE128", "BLAKE2b"):
+        module = m[name]
+        h = module.new(data=s.plaintext) if name == "BLAKE2b" else module.new(s.plaintext)
+        attempt(raised, h.update, text)
+        if name != "BLAKE2b":
+            attempt(raised, module.new, text)
+    for name in ("SHA256", "SHA512", "SHA3_256"):
+        mac = m["HMAC"].new(s.key32, s.plaintext, digestmod=m[name])
+        for candidate in (s.iv, s.key16, text):
+            attempt(raised, mac.verify, candidate)
+            attempt(
+                raised, mac.hexverify, candidate if isinstance(candidate, str) else candidate.hex()
+            )
+        attempt(raised, mac.update, text)
+    attempt(raised, m["HMAC"].new, text, s.plaintext, digestmod=m["SHA256"])
+    attempt(raised, m["HMAC"].new, s.key16, s.plaintext, digestmod=m["SHAKE128"])
+    for key in (s.key16, s.key24, s.key32, s.key16[:15]):
+        mac = attempt(raised, m["CMAC"].new, key, s.plaintext, ciphermod=m["AES"])
+        if mac is not None:
+            attempt(raised, mac.verify, s.iv)
+            mac.digest()
+            attempt(raised, mac.update, s.plaintext)
+        attempt(raised, m["CMAC"].new, key, ciphermod=m["AES"], mac_len=2)
+    for nonce in (s.iv, s.nonce, s.nonce[:5]):
+        for cipher in ("AES",):
+            mac = attempt(
+                raised,
+                m["Poly1305"].new,
+                key=s.key32,
+                cipher=m[cipher],
+                nonce=nonce,
+                data=s.plaintext,
+            )
+            if mac is not None:
+                attempt(raised, mac.verify, s.iv)
+                mac.digest()
+                attempt(raised, mac.update, s.plaintext)
+    attempt(raised, m["Poly1305"].new, key=s.key16, cipher=m["AES"], nonce=s.iv)
+    kdf = m["KDF"]
+    attempt(raised, kdf.PBKDF2, s.key16, s.iv, 16, 0, hmac_hash_module=m["SHA256"])
+    attempt(raised, kdf.PBKDF2, s.key16, s.iv, 16, 10, prf=len, hmac_hash_module=m["SHA256"])
+    attempt(raised, kdf.HKDF, s.key32, 255 * 32 + 1, s.iv, m["SHA256"])
+    attempt(raised, kdf.HKDF, text, 16, s.iv, m["SHA256"])
+    return raised
+
+
 FAMILIES = (
     Family("aes", "Cipher.AES", AES_PRIMITIVES, aes_workload, aes_shared, aes_secret_paths),
     Family(
@@ -399,4 +565,5 @@ FAMILIES = (
         chacha_shared,
         chacha_secret_paths,
     ),
+    Family("hashes", "Hash.SHA256", HASH_PRIMITIVES, hash_workload, hash_shared, hash_secret_paths),
 )

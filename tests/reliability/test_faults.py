@@ -48,6 +48,11 @@ def needs_cpu_facts(spec) -> bool:  # what an unknown CPU hits
     return bool(spec.requires)
 
 
+def needs_cryptography(spec) -> bool:  # what a missing pyca/cryptography hits
+    # Primitives with a provider on CPython's own _hashlib stay accelerated.
+    return not any(provider.name == "hashlib" for provider in spec.providers)
+
+
 def only(*names):
     return lambda spec: spec.name in names
 
@@ -84,12 +89,14 @@ FAULTS = (
         "cryptography not installed",
         r"cryptography cannot be imported",
         shadow="cryptography-missing",
+        native=needs_cryptography,
         marks=(requires_aes_acceleration,),
     ),
     Fault(
         "OpenSSL bindings do not import",
         r"cryptography cannot be imported",
         shadow="openssl-bindings-broken",
+        native=needs_cryptography,
         marks=(requires_aes_acceleration,),
     ),
     Fault(

@@ -1,12 +1,13 @@
-"""Hashes, HMAC and password KDFs through OpenSSL, as CPython's ``_hashlib`` exposes it.
+"""Hashes, HMAC and password KDFs through OpenSSL: CPython's ``_hashlib``, or pyca/cryptography.
 
-A hash provider hands out OpenSSL hash objects (``update``, ``digest``,
-``copy``) through :attr:`HashProvider.new`, the fastest constructor
-``_hashlib`` has for the algorithm (``openssl_sha256``, or ``new`` with the
-name bound). Where the interpreter has no ``_hashlib`` (a Python built
-without it), the same objects come from pyca/cryptography through
-:mod:`accel_agent.providers._openssl_hash`. The HMAC and KDF providers offer
-one-shot functions on bytes. Nothing here knows pycryptodome.
+Two providers serve each primitive, in the design's priority order:
+``hashlib`` (CPython's own OpenSSL binding, ``_hashlib``: the cheapest per
+call, no import of cryptography) and, for a Python built without
+``_hashlib``, ``openssl`` (the same operations on pyca/cryptography, through
+:mod:`accel_agent.providers._openssl_hash`). A hash provider hands out
+OpenSSL hash objects (``update``, ``digest``, ``copy``) through
+:attr:`HashProvider.new`; the HMAC and KDF providers offer functions on
+bytes with ``_hashlib``'s signatures. Nothing here knows pycryptodome.
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ from __future__ import annotations
 import functools
 
 from accel_agent.providers.base import ProviderUnavailable
+
+HASHLIB, OPENSSL = "hashlib", "openssl"
 
 # primitive -> (OpenSSL/hashlib name, digest size, block size); SHAKE: digest size None
 HASHES: dict[str, tuple[str, int | None, int]] = {
@@ -43,14 +46,20 @@ def _hashlib_module():
     try:
         import _hashlib
     except ImportError:
-        return None
+        raise ProviderUnavailable("this Python has no _hashlib (built without OpenSSL)") from None
     return _hashlib
 
 
-def openssl_constructor(openssl_name: str):
-    """The fastest OpenSSL-backed ``constructor(data=b"")`` for a hash, or None."""
-    _hashlib = _hashlib_module()
-    if _hashlib is not None:
+def _openssl_hash():
+    from accel_agent.providers import _openssl_hash
+
+    return _openssl_hash
+
+
+def openssl_constructor(openssl_name: str, backend: str = HASHLIB):
+    """The fastest OpenSSL-backed ``constructor(data=b"")`` of ``backend`` for a hash, or None."""
+    if backend == HASHLIB:
+        _hashlib = _hashlib_module()
         direct = getattr(_hashlib, "openssl_" + openssl_name, None)
         if direct is not None:
             return direct
@@ -59,23 +68,20 @@ def openssl_constructor(openssl_name: str):
         except ValueError:  # this OpenSSL lacks it (or FIPS forbids it)
             return None
         return functools.partial(_hashlib.new, openssl_name)
-    from accel_agent.providers import _openssl_hash
-
     if openssl_name.startswith("shake_"):
-        return _openssl_hash.shake_constructor(openssl_name)
-    return _openssl_hash.constructor(openssl_name)
+        return _openssl_hash().shake_constructor(openssl_name)
+    return _openssl_hash().constructor(openssl_name)
 
 
 class HashProvider:
     """One hash algorithm: ``new(data=b"")`` gives an OpenSSL hash object."""
 
-    name = "openssl"
-
-    def __init__(self, primitive: str) -> None:
+    def __init__(self, primitive: str, backend: str = HASHLIB) -> None:
         openssl_name, digest_size, block_size = HASHES[primitive]
-        new = openssl_constructor(openssl_name)
+        new = openssl_constructor(openssl_name, backend)
         if new is None:
             raise ProviderUnavailable("OpenSSL has no %s here" % openssl_name)
+        self.name = backend
         self.primitive = primitive
         self.openssl_name = openssl_name
         self.digest_size = digest_size
@@ -86,17 +92,16 @@ class HashProvider:
 class HmacProvider:
     """HMAC with any hash of :data:`HMAC_NAMES`: ``new(key, msg, name)`` and one-shot ``digest``."""
 
-    name = "openssl"
     primitive = "hmac"
 
-    def __init__(self) -> None:
-        _hashlib = _hashlib_module()
-        if _hashlib is None or not hasattr(_hashlib, "hmac_new"):
-            # A Python without _hashlib: the same functions on pyca/cryptography.
-            from accel_agent.providers import _openssl_hash
-
-            self.new, self.digest, self.names = _openssl_hash.hmac_functions()
+    def __init__(self, backend: str = HASHLIB) -> None:
+        self.name = backend
+        if backend == OPENSSL:
+            self.new, self.digest, self.names = _openssl_hash().hmac_functions()
             return
+        _hashlib = _hashlib_module()
+        if not hasattr(_hashlib, "hmac_new"):
+            raise ProviderUnavailable("this Python's _hashlib has no HMAC")
         self.new = _hashlib.hmac_new  # (key, msg, digestmod name) -> object with update/digest/copy
         self.digest = _hashlib.hmac_digest  # (key, msg, digestmod name) -> bytes
         self.names = frozenset(n for n in HMAC_NAMES if _usable(_hashlib, n))
@@ -113,33 +118,33 @@ def _usable(_hashlib, name: str) -> bool:
 class Pbkdf2Provider:
     """PBKDF2-HMAC: ``derive(hash name, password, salt, iterations, length)``."""
 
-    name = "openssl"
     primitive = "pbkdf2"
 
-    def __init__(self) -> None:
-        _hashlib = _hashlib_module()
-        if _hashlib is None or not hasattr(_hashlib, "pbkdf2_hmac"):
-            from accel_agent.providers import _openssl_hash
-
-            self.derive = _openssl_hash.pbkdf2_function()
+    def __init__(self, backend: str = HASHLIB) -> None:
+        self.name = backend
+        if backend == OPENSSL:
+            self.derive = _openssl_hash().pbkdf2_function()
             return
+        _hashlib = _hashlib_module()
+        if not hasattr(_hashlib, "pbkdf2_hmac"):
+            raise ProviderUnavailable("this Python's _hashlib has no PBKDF2")
         self.derive = _hashlib.pbkdf2_hmac  # (name, password, salt, iterations, dklen)
 
 
 class ScryptProvider:
     """scrypt: ``derive(password, salt, n, r, p, length)``."""
 
-    name = "openssl"
     primitive = "scrypt"
     MAX_MEMORY = 2**31 - 1  # what _hashlib accepts for maxmem
 
-    def __init__(self) -> None:
-        _hashlib = _hashlib_module()
-        if _hashlib is None or not hasattr(_hashlib, "scrypt"):
-            from accel_agent.providers import _openssl_hash
-
-            self._scrypt = _openssl_hash.scrypt_function()
+    def __init__(self, backend: str = HASHLIB) -> None:
+        self.name = backend
+        if backend == OPENSSL:
+            self._scrypt = _openssl_hash().scrypt_function()
             return
+        _hashlib = _hashlib_module()
+        if not hasattr(_hashlib, "scrypt"):
+            raise ProviderUnavailable("this Python's OpenSSL has no scrypt")
         self._scrypt = _hashlib.scrypt
 
     def memory(self, n: int, r: int, p: int) -> int:
@@ -155,11 +160,11 @@ class ScryptProvider:
 class HkdfProvider:
     """HKDF (RFC 5869) on OpenSSL's HMAC: ``derive(name, digest size, ikm, salt, info, length)``."""
 
-    name = "openssl"
     primitive = "hkdf"
 
-    def __init__(self) -> None:
-        self._hmac = HmacProvider()
+    def __init__(self, backend: str = HASHLIB) -> None:
+        self.name = backend
+        self._hmac = HmacProvider(backend)
         self.names = self._hmac.names
 
     def derive(
@@ -179,43 +184,26 @@ class HkdfProvider:
         return b"".join(blocks)[:length]
 
 
-def _hash_factory(primitive: str):
-    def factory() -> HashProvider:
-        return HashProvider(primitive)
+def _factory(cls, *args):
+    """A factory the catalog names: ``sha256_provider``, ``sha256_openssl_provider``..."""
 
-    factory.__name__ = primitive.replace("-", "_") + "_provider"
+    def factory():
+        return cls(*args)
+
     return factory
 
 
-md5_provider = _hash_factory("md5")
-sha1_provider = _hash_factory("sha1")
-sha224_provider = _hash_factory("sha224")
-sha256_provider = _hash_factory("sha256")
-sha384_provider = _hash_factory("sha384")
-sha512_provider = _hash_factory("sha512")
-sha512_224_provider = _hash_factory("sha512-224")
-sha512_256_provider = _hash_factory("sha512-256")
-sha3_224_provider = _hash_factory("sha3-224")
-sha3_256_provider = _hash_factory("sha3-256")
-sha3_384_provider = _hash_factory("sha3-384")
-sha3_512_provider = _hash_factory("sha3-512")
-shake128_provider = _hash_factory("shake128")
-shake256_provider = _hash_factory("shake256")
-blake2b_provider = _hash_factory("blake2b")
-blake2s_provider = _hash_factory("blake2s")
-
-
-def hmac_provider() -> HmacProvider:
-    return HmacProvider()
-
-
-def pbkdf2_provider() -> Pbkdf2Provider:
-    return Pbkdf2Provider()
-
-
-def scrypt_provider() -> ScryptProvider:
-    return ScryptProvider()
-
-
-def hkdf_provider() -> HkdfProvider:
-    return HkdfProvider()
+_g = globals()
+for _primitive in HASHES:
+    _stem = _primitive.replace("-", "_")
+    _g[_stem + "_provider"] = _factory(HashProvider, _primitive, HASHLIB)
+    _g[_stem + "_openssl_provider"] = _factory(HashProvider, _primitive, OPENSSL)
+for _stem, _cls in (
+    ("hmac", HmacProvider),
+    ("pbkdf2", Pbkdf2Provider),
+    ("scrypt", ScryptProvider),
+    ("hkdf", HkdfProvider),
+):
+    _g[_stem + "_provider"] = _factory(_cls, HASHLIB)
+    _g[_stem + "_openssl_provider"] = _factory(_cls, OPENSSL)
+del _g, _primitive, _stem, _cls
