@@ -21,7 +21,7 @@ cd "$(dirname "$0")/.."
 source .ci/lib.sh
 
 RUNNER=tests/suite/run_selftest.py
-WORK=build/suites  # build/ is gitignored
+WORK=$PWD/build/suites  # build/ is gitignored; absolute: the runner's children run elsewhere
 if [[ -x .venv/bin/python ]]; then BUILD_PYTHON=.venv/bin/python; else BUILD_PYTHON=python3; fi
 
 rm -rf "$WORK" && mkdir -p "$WORK/dist"

@@ -183,6 +183,7 @@ def _excluded(spec: catalog.PrimitiveSpec, provider_name: str) -> bool:
 
 def _decide(spec: catalog.PrimitiveSpec) -> Choice:
     """Walk the providers in priority order; the first that passes every gate wins."""
+    said = False  # a line about this primitive is on stderr already
     refusals: dict[str, str] = {}
     by_choice = None  # a reason that makes "native" a healthy outcome
     facts = _platform.facts()
@@ -214,6 +215,7 @@ def _decide(spec: catalog.PrimitiveSpec) -> Choice:
             messages.problem(
                 "self-check of %s (%s) FAILED: %s; using native" % (spec.name, name, exc)
             )
+            said = True
             continue
         return Choice(
             spec.name, spec.family, name, provider, ACCELERATED, "self-check passed", refusals
@@ -221,7 +223,7 @@ def _decide(spec: catalog.PrimitiveSpec) -> Choice:
     if by_choice is not None:
         return Choice(spec.name, spec.family, "native", None, NATIVE_BY_CHOICE, by_choice, refusals)
     reason = next(iter(refusals.values()), "no provider")
-    if report_fallbacks:
+    if report_fallbacks and not said:
         # Quiet mode's one word on it (on and assert modes say it in the status lines).
         messages.problem("%s: %s; using native pycryptodome" % (spec.family, reason))
     return Choice(spec.name, spec.family, "native", None, NOT_ACCELERATED, reason, refusals)
