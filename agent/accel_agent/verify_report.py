@@ -95,7 +95,7 @@ def render(facts: dict[str, Any]) -> str:
     environment = facts.get("environment")
     if environment:
         lines.append(
-            _row(
+            textwrap_row(  # a long site-packages path is folded within 80 columns
                 "start-up hook",
                 "%s (%s)"
                 % (
