@@ -24,11 +24,26 @@ from __future__ import annotations
 
 from hmac import compare_digest
 
-from accel_agent.targets.pycryptodome import _aes_modes, _buffers
+from accel_agent.targets.pycryptodome import _aes_modes, _buffers, _order_rules
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
+
+# pycryptodome's order rules, shared with the other AEAD target (_order_rules).
+UPDATE, ENCRYPT, DECRYPT, DIGEST, VERIFY = (
+    _order_rules.UPDATE,
+    _order_rules.ENCRYPT,
+    _order_rules.DECRYPT,
+    _order_rules.DIGEST,
+    _order_rules.VERIFY,
+)
+_AFTER_UPDATE = _INITIAL = _order_rules.INITIAL
+_AFTER_ENCRYPT = _order_rules.AFTER_ENCRYPT
+_AFTER_DECRYPT = _order_rules.AFTER_DECRYPT
+_AFTER_DIGEST = _order_rules.AFTER_DIGEST
+_AFTER_VERIFY = _order_rules.AFTER_VERIFY
+_replay = _order_rules.replay
 
 MODE_GCM = 11
 BLOCK_SIZE = 16
@@ -39,14 +54,6 @@ PLAINTEXT_KEPT_LIMIT = 4 * 1024 * 1024  # decrypted bytes kept for a second veri
 SMALLEST_MESSAGE_LIMIT = 2**36 - 32
 SMALLEST_AAD_LIMIT = 2**61 - 1
 
-# The methods pycryptodome allows next, as it tracks them in ``_next``: the
-# set depends only on the last method called.
-UPDATE, ENCRYPT, DECRYPT, DIGEST, VERIFY = "update", "encrypt", "decrypt", "digest", "verify"
-_AFTER_UPDATE = _INITIAL = frozenset((UPDATE, ENCRYPT, DECRYPT, DIGEST, VERIFY))
-_AFTER_ENCRYPT = frozenset((ENCRYPT, DIGEST))
-_AFTER_DECRYPT = frozenset((DECRYPT, VERIFY))
-_AFTER_DIGEST = frozenset((DIGEST,))
-_AFTER_VERIFY = frozenset((VERIFY,))
 _WITH_TWIN = frozenset()  # a native twin decides everything from now on
 
 
@@ -369,18 +376,3 @@ class GcmCipher:
     def _plaintext_of(self, ciphertext: Any) -> bytes:
         context = self._provider.decryptor(self._key, self.nonce)
         return context.update(ciphertext)
-
-
-def _replay(twin: Any, allowed_next: frozenset) -> None:
-    """Bring a fresh native GcmMode to the order-rule state ``allowed_next``, without data."""
-    if allowed_next is _AFTER_ENCRYPT:
-        twin.encrypt(b"")
-    elif allowed_next is _AFTER_DECRYPT:
-        twin.decrypt(b"")
-    elif allowed_next is _AFTER_DIGEST:
-        twin.digest()
-    elif allowed_next is _AFTER_VERIFY:
-        try:
-            twin.verify(b"")
-        except ValueError:
-            pass  # the transition happened; the (empty) tag was wrong, as intended

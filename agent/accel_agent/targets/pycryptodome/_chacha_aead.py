@@ -24,25 +24,32 @@ from __future__ import annotations
 
 from hmac import compare_digest
 
-from accel_agent.targets.pycryptodome import _aes_modes, _buffers
+from accel_agent.targets.pycryptodome import _aes_modes, _buffers, _order_rules
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
+
+# pycryptodome's order rules, shared with the other AEAD target (_order_rules).
+UPDATE, ENCRYPT, DECRYPT, DIGEST, VERIFY = (
+    _order_rules.UPDATE,
+    _order_rules.ENCRYPT,
+    _order_rules.DECRYPT,
+    _order_rules.DIGEST,
+    _order_rules.VERIFY,
+)
+_AFTER_UPDATE = _INITIAL = _order_rules.INITIAL
+_AFTER_ENCRYPT = _order_rules.AFTER_ENCRYPT
+_AFTER_DECRYPT = _order_rules.AFTER_DECRYPT
+_AFTER_DIGEST = _order_rules.AFTER_DIGEST
+_AFTER_VERIFY = _order_rules.AFTER_VERIFY
+_replay = _order_rules.replay
 
 TAG_SIZE = 16
 ONE_SHOT_LIMIT = 64 * 1024  # above this, streaming beats copying ct || tag apart
 # The message starts at keystream block 1 of a 32-bit counter: past the last
 # but one block, a native object with the same count decides whether to raise.
 MESSAGE_LIMIT = 64 * ((1 << 32) - 2)
-
-# The methods pycryptodome allows next, as it tracks them in ``_next``.
-UPDATE, ENCRYPT, DECRYPT, DIGEST, VERIFY = "update", "encrypt", "decrypt", "digest", "verify"
-_AFTER_UPDATE = _INITIAL = frozenset((UPDATE, ENCRYPT, DECRYPT, DIGEST, VERIFY))
-_AFTER_ENCRYPT = frozenset((ENCRYPT, DIGEST))
-_AFTER_DECRYPT = frozenset((DECRYPT, VERIFY))
-_AFTER_DIGEST = frozenset((DIGEST,))
-_AFTER_VERIFY = frozenset((VERIFY,))
 
 
 class ChaCha20Poly1305Cipher:
@@ -301,18 +308,3 @@ class ChaCha20Poly1305Cipher:
             tag = self._tag = stream.tag()
             self._backing.slot.calls += 1
         return tag
-
-
-def _replay(twin: Any, allowed_next: frozenset) -> None:
-    """Bring a fresh native object to the order-rule state ``allowed_next``, without data."""
-    if allowed_next is _AFTER_ENCRYPT:
-        twin.encrypt(b"")
-    elif allowed_next is _AFTER_DECRYPT:
-        twin.decrypt(b"")
-    elif allowed_next is _AFTER_DIGEST:
-        twin.digest()
-    elif allowed_next is _AFTER_VERIFY:
-        try:
-            twin.verify(b"")
-        except ValueError:
-            pass  # the transition happened; the (empty) tag was wrong, as intended
