@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# The own test suites of the other libraries the agent patches (issue 9:
+# python-rsa, python-ecdsa, pyaes), natively and under the agent.
+#
+# Each library has one script in .ci/library-suites/NAME.sh; it builds what it
+# needs (a venv, the pinned library and its tests from requirements/NAME*.txt),
+# runs the suite natively and with ACCEL_AGENT=quiet, and exits non-zero when
+# the results differ or no call went through the agent. Every script runs
+# even when an earlier one failed; the step fails when any of them did.
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+source .ci/lib.sh
+
+failed=0
+shopt -s nullglob
+scripts=(.ci/library-suites/*.sh)
+if ((${#scripts[@]} == 0)); then
+    echo "library suites: none defined"
+    exit 0
+fi
+for script in "${scripts[@]}"; do
+    section "library suite: $(basename "$script" .sh)"
+    started=$SECONDS
+    if bash "$script"; then
+        echo "library suite $(basename "$script" .sh): PASSED in $((SECONDS - started))s"
+    else
+        echo "library suite $(basename "$script" .sh): FAILED in $((SECONDS - started))s"
+        failed=$((failed + 1))
+    fi
+done
+exit $((failed > 0))
