@@ -8,6 +8,7 @@ imported only when a watched module is imported.
 from __future__ import annotations
 
 from accel_agent.targets.pycryptodome import hooks as _pycryptodome_hooks
+from accel_agent.targets.python_rsa import hooks as _python_rsa_hooks
 
 # watched module name -> patch function spec
 HOOKS: dict[str, str] = dict(_pycryptodome_hooks())
@@ -19,3 +20,5 @@ HOOKS.update(
         "hmac": "accel_agent.targets.hashlib_backend:patch_hmac",
     }
 )
+# python-rsa (issue 9): rsa.pkcs1, rsa.key and the rsa package's re-exports.
+HOOKS.update(_python_rsa_hooks())
