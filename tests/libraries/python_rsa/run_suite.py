@@ -179,9 +179,7 @@ def _start(python: str, mode: str, tests_dir: Path, compat: Path | None, work: P
 
 def run(python: str, tests_dir: Path, compat: Path | None, work: Path) -> dict:
     started = time.monotonic()
-    pending = {
-        mode: _start(python, mode, tests_dir, compat, work) for mode in run_selftest.MODES
-    }
+    pending = {mode: _start(python, mode, tests_dir, compat, work) for mode in run_selftest.MODES}
     try:
         runs = {
             mode: run_selftest._finish(process, out, log, started)

@@ -87,10 +87,7 @@ def clear() -> None:
 
 
 def _all_int(*values: Any) -> bool:
-    for value in values:
-        if type(value) is not int:
-            return False
-    return True
+    return all(type(value) is int for value in values)
 
 
 def public_twin(provider: Any, key: Any) -> Any:

@@ -42,7 +42,7 @@ import hmac
 import sys
 
 from accel_agent import patching, registry
-from accel_agent.providers.rsa import MAX_GENERATED_BITS, MIN_GENERATED_BITS, MD5_OID
+from accel_agent.providers.rsa import MAX_GENERATED_BITS, MD5_OID, MIN_GENERATED_BITS
 from accel_agent.targets.python_rsa import _keys
 
 TYPE_CHECKING = False
