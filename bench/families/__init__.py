@@ -40,6 +40,8 @@ STANDARD_SIZES = (64, KIB, 16 * KIB, MIB)
 
 # Family modules, in the order their tables print.
 FAMILIES = ("aes", "chacha", "hashes", "pubkey")
+# Other libraries (issue 9): their rows need the library installed.
+FAMILIES += ("python_rsa",)
 
 
 class Row:
