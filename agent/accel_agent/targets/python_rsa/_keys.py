@@ -20,8 +20,8 @@ themselves:
 The price, documented in docs/compatibility-python-rsa.md: up to
 :data:`PRIVATE_ENTRIES` private keys (their numbers and OpenSSL copies)
 stay in memory after the application dropped its key objects, until they
-are pushed out by other keys, ``accel_agent.uninstall()`` or the process
-ends. ``ACCEL_AGENT_EXCLUDE=rsa`` keeps python-rsa native and caches nothing.
+are pushed out by other keys, ``registry.reset()`` empties the caches, or
+the process ends. ``ACCEL_AGENT_EXCLUDE=rsa`` keeps python-rsa native and caches nothing.
 """
 
 from __future__ import annotations
