@@ -556,3 +556,31 @@ def test_the_key_caches_are_bounded():
         rsa.sign(b"m", private, "SHA-256")
     assert len(_keys.private_twins) <= _keys.PRIVATE_ENTRIES
     assert len(_keys.public_twins) <= _keys.PUBLIC_ENTRIES
+
+
+def test_wrong_arity_and_keywords():
+    """Missing, extra and keyword arguments: python-rsa's own TypeError messages."""
+    public, private = keys()["agent-1024"]
+    signature = rsa.sign(b"m", private, "SHA-256")
+    digest = hashlib.sha256(b"m").digest()
+    calls = {
+        "sign_hash": [(digest,), (digest, private, "SHA-256", 1), ()],
+        "verify": [(b"m",), (b"m", signature, public, 1)],
+        "encrypt": [(), (b"m", public, 1)],
+    }
+    keywords = {
+        "sign_hash": {"hash_value": digest, "priv_key": private, "hash_method": "SHA-256"},
+        "verify": {"message": b"m", "signature": signature, "pub_key": public},
+        "encrypt": {"message": b"m", "pub_key": public, "other": 1},
+    }
+
+    def scenario(rec, module):
+        for name, argument_lists in calls.items():
+            for args in argument_lists:
+                rec.call(name, getattr(module, name), *args)
+            result = rec.call(name + " keywords", getattr(module, name), **keywords[name])
+            if result is not RAISED:
+                rec.steps.pop()  # the keyword call worked; only its errors are compared
+        rec.call("newkeys", rsa.key.newkeys, 1024, nbits=1024)
+
+    both(scenario, rsa.pkcs1)
