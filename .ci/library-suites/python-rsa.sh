@@ -34,13 +34,16 @@ cp -r "$SDIST_ROOT/tests" "$WORK/suite/tests"  # tests/ only: "rsa" is the insta
 cp "$SDIST_ROOT/rsa/_compat.py" "$WORK/suite/_compat.py"
 echo "suite: tests/ of $(basename "$SDIST_ROOT") ($(ls "$WORK"/suite/tests/test_*.py | wc -l) modules)"
 
+# One venv for both pins: the second install only swaps python-rsa.
+venv=$WORK/venv
+python3 -m venv "$venv"
+"$venv/bin/python" "${PIP[@]}" install -q "$WHEEL" 2>&1 | without_pip_noise
+
 failed=0
 for pin in requirements/python-rsa.txt requirements/python-rsa-min.txt; do
     name=$(basename "$pin" .txt)
     section "python-rsa suite: $name"
-    venv=$WORK/venv-$name
-    python3 -m venv "$venv"
-    "$venv/bin/python" "${PIP[@]}" install -q "$WHEEL" -r "$pin" 2>&1 | without_pip_noise
+    "$venv/bin/python" "${PIP[@]}" install -q -r "$pin" 2>&1 | without_pip_noise
     rc=0
     "$venv/bin/python" "$RUNNER" --tests "$WORK/suite/tests" --compat "$WORK/suite/_compat.py" \
         --work-dir "$WORK/$name" --json-out "$WORK/$name.json" || rc=$?
