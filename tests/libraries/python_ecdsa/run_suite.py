@@ -80,7 +80,7 @@ def child_main(mode: str, select: str | None, seed: int, out: str) -> int:
     recorder = _PytestRecorder()
     # An empty configuration from an empty directory: no conftest or settings
     # of this repository get involved, and no cache file is written.
-    args = ["-c", os.devnull, "-p", "no:cacheprovider", "-q", "--no-header"]
+    args = ["-c", os.devnull, "-p", "no:cacheprovider", "-q", "--no-header", "-rs"]
     args += ["-p", "no:randomly", "--hypothesis-seed=%d" % seed, "--pyargs", "ecdsa"]
     if select:
         args += ["-k", select]
@@ -120,25 +120,36 @@ def child_main(mode: str, select: str | None, seed: int, out: str) -> int:
 # ============================================================== in the parent
 
 
-def _run_child(python: str, mode: str, select: str | None, seed: int, work: Path) -> dict:
+def _start_child(python: str, mode: str, select: str | None, seed: int, work: Path):
     out = work / ("python-ecdsa-%s.json" % mode)
     log = work / ("python-ecdsa-%s.log" % mode)
+    for stale in (out, log):
+        stale.unlink(missing_ok=True)
     command = [python, str(Path(__file__).resolve()), "--child", mode, "--json-out", str(out)]
     command += ["--seed", str(seed)] + (["--select", select] if select else [])
-    started = time.monotonic()
+    # Each run in its own empty directory: the suite's OpenSSL interoperability
+    # tests write their files (t/...) relative to it.
+    cwd = work / mode
+    cwd.mkdir(exist_ok=True)
     with open(log, "wb") as log_file:
-        try:
-            code = subprocess.run(
-                command,
-                cwd=work,
-                env=_child_env(MODES[mode]),
-                stdin=subprocess.DEVNULL,
-                stdout=log_file,
-                stderr=subprocess.STDOUT,
-                timeout=CHILD_TIMEOUT,
-            ).returncode
-        except subprocess.TimeoutExpired:
-            return {"problem": "%s run timed out after %d s; log: %s" % (mode, CHILD_TIMEOUT, log)}
+        process = subprocess.Popen(
+            command,
+            cwd=cwd,
+            env=_child_env(MODES[mode]),
+            stdin=subprocess.DEVNULL,
+            stdout=log_file,
+            stderr=subprocess.STDOUT,
+        )
+    return process, out, log
+
+
+def _finish_child(mode: str, process, out: Path, log: Path, started: float) -> dict:
+    try:
+        code = process.wait(timeout=max(1.0, CHILD_TIMEOUT - (time.monotonic() - started)))
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+        return {"problem": "%s run timed out after %d s; log: %s" % (mode, CHILD_TIMEOUT, log)}
     if not out.exists():
         tail = log.read_text(errors="replace")[-3000:]
         return {"problem": "%s run exited %d without results; %s ends:\n%s" % (mode, code, log, tail)}
@@ -146,6 +157,19 @@ def _run_child(python: str, mode: str, select: str | None, seed: int, work: Path
     results["wall_seconds"] = round(time.monotonic() - started, 1)
     results["log"] = str(log)
     return results
+
+
+def run_both(python: str, select: str | None, seed: int, work: Path) -> dict[str, dict]:
+    """Both runs at once (each is one CPU-bound process; CI has two cores)."""
+    started = time.monotonic()
+    children = {mode: _start_child(python, mode, select, seed, work) for mode in MODES}
+    try:
+        return {mode: _finish_child(mode, *child, started) for mode, child in children.items()}
+    finally:  # interrupted: leave no suite running
+        for process, _out, _log in children.values():
+            if process.poll() is None:
+                process.kill()
+                process.wait()
 
 
 def compare(native: dict, agent: dict) -> dict:
@@ -242,8 +266,7 @@ def main(argv: list[str] | None = None) -> int:
         return child_main(args.child, args.select, args.seed, args.json_out)
     work = Path(args.work_dir or tempfile.mkdtemp(prefix="python-ecdsa-suite-")).resolve()
     work.mkdir(parents=True, exist_ok=True)
-    # One after the other: the CI machine has two cores and each run is CPU-bound.
-    runs = {mode: _run_child(args.python, mode, args.select, args.seed, work) for mode in MODES}
+    runs = run_both(args.python, args.select, args.seed, work)
     verdict = compare(runs["native"], runs["agent"])
     verdict["seed"] = args.seed
     _print_verdict(verdict)
