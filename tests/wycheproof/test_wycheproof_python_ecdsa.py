@@ -72,7 +72,9 @@ def test_wycheproof_ecdsa_through_python_ecdsa(filename, vector):
     comparison = both(_scenario, keys_module, vector, FILES[filename])
     primitive = CURVES[vector.group["publicKey"]["curve"]][1]
     if vector.valid and acceleration(primitive)[0] and not comparison.accelerated(primitive):
-        pytest.fail("%s is accelerated but %s did not go through it" % (primitive, vector.describe()))
+        pytest.fail(
+            "%s is accelerated but %s did not go through it" % (primitive, vector.describe())
+        )
     problem = _judge(vector, comparison.agent.steps)
     if problem:
         # The agent's transcript equals native's: this is python-ecdsa's own verdict.

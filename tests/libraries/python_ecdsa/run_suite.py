@@ -152,7 +152,9 @@ def _finish_child(mode: str, process, out: Path, log: Path, started: float) -> d
         return {"problem": "%s run timed out after %d s; log: %s" % (mode, CHILD_TIMEOUT, log)}
     if not out.exists():
         tail = log.read_text(errors="replace")[-3000:]
-        return {"problem": "%s run exited %d without results; %s ends:\n%s" % (mode, code, log, tail)}
+        return {
+            "problem": "%s run exited %d without results; %s ends:\n%s" % (mode, code, log, tail)
+        }
     results = json.loads(out.read_text())
     results["wall_seconds"] = round(time.monotonic() - started, 1)
     results["log"] = str(log)
@@ -248,13 +250,16 @@ def _print_verdict(verdict: dict) -> None:
             % (test, outcomes["native"], outcomes["agent"], outcomes["rerun"])
         )
     print("  patched: %s" % ", ".join(verdict["patched"]))
-    print("  accelerated calls under the agent: %s" % ", ".join(
-        "%s=%d" % item for item in verdict["calls"].items()
-    ))
+    print(
+        "  accelerated calls under the agent: %s"
+        % ", ".join("%s=%d" % item for item in verdict["calls"].items())
+    )
     for problem in verdict["problems"]:
         print("  PROBLEM: %s" % problem)
     if verdict["accelerated_without_calls"]:
-        print("  NO CALL WENT THROUGH THE AGENT: %s" % ", ".join(verdict["accelerated_without_calls"]))
+        print(
+            "  NO CALL WENT THROUGH THE AGENT: %s" % ", ".join(verdict["accelerated_without_calls"])
+        )
     print("  python-ecdsa: %s" % ("same results as native" if verdict["ok"] else "NOT TRANSPARENT"))
 
 

@@ -368,12 +368,7 @@ class _Patch:
                 r, s = sigdecode(signature, self_.pubkey.order)
             except malformed as e:
                 raise bad_signature("Malformed formatting of signature", e)  # noqa: B904
-            if (
-                type(r) is int
-                and type(s) is int
-                and 0 < r < entry.order
-                and 0 < s < entry.order
-            ):
+            if type(r) is int and type(s) is int and 0 < r < entry.order and 0 < s < entry.order:
                 public = self._public_key(self_, entry, provider)
                 try:
                     valid = public is not None and provider.verify_number(public, r, s, number)
@@ -411,9 +406,8 @@ class _Patch:
             # A subclass's own key generation or assembly is its to run.
             if (
                 provider is None
-                or getattr(cls, "_weierstrass_keygen").__func__ is not native_keygen.__func__
-                or getattr(cls, "from_secret_exponent").__func__
-                is not native_from_secret_exponent.__func__
+                or cls._weierstrass_keygen.__func__ is not native_keygen.__func__
+                or cls.from_secret_exponent.__func__ is not native_from_secret_exponent.__func__
             ):
                 return original.__func__(cls, curve, entropy, hashfunc)
             try:
