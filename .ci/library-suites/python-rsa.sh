@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # python-rsa's own tests, natively and under the agent (issue 9), for the
 # pinned release (requirements/python-rsa.txt, 4.9.1) and the oldest supported
-# one (requirements/python-rsa-min.txt, 4.7.2).
+# one (requirements/oldest/python-rsa.txt, 4.7.2; in a folder of its own so that
+# make bench's requirements/python-*.txt does not install both pins at once).
 #
 # Where the tests come from: python-rsa's sdists from 4.8 on (Poetry builds)
 # ship no tests; 4.7.2's sdist is the newest one on PyPI that does. Its
@@ -40,8 +41,8 @@ python3 -m venv "$venv"
 "$venv/bin/python" "${PIP[@]}" install -q "$WHEEL" 2>&1 | without_pip_noise
 
 failed=0
-for pin in requirements/python-rsa.txt requirements/python-rsa-min.txt; do
-    name=$(basename "$pin" .txt)
+for run in python-rsa:requirements/python-rsa.txt python-rsa-oldest:requirements/oldest/python-rsa.txt; do
+    name=${run%%:*} pin=${run#*:}
     section "python-rsa suite: $name"
     "$venv/bin/python" "${PIP[@]}" install -q -r "$pin" 2>&1 | without_pip_noise
     rc=0

@@ -8,6 +8,7 @@ imported only when a watched module is imported.
 from __future__ import annotations
 
 from accel_agent.targets.pycryptodome import hooks as _pycryptodome_hooks
+from accel_agent.targets.python_ecdsa import hooks as _python_ecdsa_hooks
 from accel_agent.targets.python_rsa import hooks as _python_rsa_hooks
 
 # watched module name -> patch function spec
@@ -22,3 +23,5 @@ HOOKS.update(
 )
 # python-rsa (issue 9): rsa.pkcs1, rsa.key and the rsa package's re-exports.
 HOOKS.update(_python_rsa_hooks())
+# python-ecdsa (issue 9): its key classes, in ecdsa.keys.
+HOOKS.update(_python_ecdsa_hooks())
