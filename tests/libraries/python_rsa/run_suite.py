@@ -87,6 +87,11 @@ def _suite(tests_dir: Path) -> unittest.TestSuite:
     return suite
 
 
+def _flatten_ids(tests_dir: Path) -> list:
+    """Every test :func:`_suite` would run, flattened (for the wiring tests)."""
+    return list(run_selftest._flatten(_suite(tests_dir)))
+
+
 def _provide_compat(compat: Path | None) -> None:
     """Register the sdist's ``rsa/_compat.py`` as ``rsa._compat`` if python-rsa lacks it."""
     import importlib.util
