@@ -43,7 +43,7 @@ from accel_agent import platform as agent_platform  # noqa: E402
 def _snapshot() -> dict:
     current = {}
     for module_name, names in patching._originals.items():
-        module = sys.modules.get(module_name)
+        module = patching.resolve(module_name)  # a module, or a class ("pyaes.aes:...")
         if module is not None:
             current[module_name] = {name: getattr(module, name) for name in names}
     slots = registry._slots
@@ -81,7 +81,7 @@ def _restore(saved: dict) -> None:
     patching._originals.update(saved["originals"])
     for module_name, values in saved["current"].items():
         for name, value in values.items():
-            setattr(sys.modules[module_name], name, value)
+            setattr(patching.resolve(module_name), name, value)
     hooks._hooks.clear()
     hooks._hooks.update(saved["hooks"])
     hooks._applied.clear()

@@ -25,7 +25,6 @@ import importlib
 import json
 import os
 import re
-import sys
 from pathlib import Path
 
 import pytest
@@ -138,7 +137,7 @@ def natively():
     """
     swapped = []
     for module_name, names in patching.patched_names().items():
-        module = sys.modules.get(module_name)
+        module = patching.resolve(module_name)  # a module, or a class ("pyaes.aes:...")
         if module is None:
             continue
         for name in names:

@@ -5,6 +5,10 @@ Modelled on gevent's ``monkey/_state.py``: a single mapping
 :func:`patch_attribute` and :func:`restore_all`; the first original wins, so
 patching twice never loses the real one. Everything else asks
 :func:`is_patched` / :func:`get_original`.
+
+Besides modules, a target may patch the attributes of a class (pyaes's
+mode classes): the registry names it ``"module:Qualname"`` (:func:`owner_key`),
+and :func:`resolve` turns any name back into its module or class.
 """
 
 from __future__ import annotations
@@ -21,12 +25,37 @@ _originals: dict[str, dict[str, Any]] = {}
 _ever_patched: set[str] = set()  # survives restore_all(), for messages only
 
 
-def patch_attribute(module: ModuleType, name: str, replacement: Any) -> None:
-    """Set ``module.name = replacement``, remembering the original once."""
-    saved = _originals.setdefault(module.__name__, {})
-    _ever_patched.add(module.__name__)
+def owner_key(owner: ModuleType | type) -> str:
+    """The registry's name for a module (``"pyaes.aes"``) or a class (``"pyaes.aes:AES"``)."""
+    if isinstance(owner, type):
+        return "%s:%s" % (owner.__module__, owner.__qualname__)
+    return owner.__name__
+
+
+def resolve(key: str) -> Any:
+    """The module or class a registry name stands for, or None when it is gone."""
+    module_name, _, qualname = key.partition(":")
+    owner = sys.modules.get(module_name)
+    for part in qualname.split(".") if qualname else ():
+        owner = getattr(owner, part, None)
+    return owner
+
+
+def patch_attribute(module: ModuleType | type, name: str, replacement: Any) -> None:
+    """Set ``module.name = replacement``, remembering the original once.
+
+    ``module`` may be a class: its original is what the class itself defines
+    (an inherited attribute counts as missing, so restoring deletes the
+    replacement and inheritance shows through again).
+    """
+    key = owner_key(module)
+    saved = _originals.setdefault(key, {})
+    _ever_patched.add(key)
     if name not in saved:
-        saved[name] = getattr(module, name, _MISSING)
+        if isinstance(module, type):
+            saved[name] = vars(module).get(name, _MISSING)
+        else:
+            saved[name] = getattr(module, name, _MISSING)
     setattr(module, name, replacement)
 
 
@@ -55,7 +84,7 @@ def patched_names() -> dict[str, list[str]]:
 def restore_module(module_name: str) -> list[str]:
     """Put back every original of one module; returns the attribute names restored."""
     saved = _originals.pop(module_name, {})
-    module = sys.modules.get(module_name)
+    module = resolve(module_name)
     if module is not None:
         for name, original in saved.items():
             if original is _MISSING:

@@ -7,6 +7,7 @@ imported only when a watched module is imported.
 
 from __future__ import annotations
 
+from accel_agent.targets.pyaes import hooks as _pyaes_hooks
 from accel_agent.targets.pycryptodome import hooks as _pycryptodome_hooks
 
 # watched module name -> patch function spec
@@ -19,3 +20,5 @@ HOOKS.update(
         "hmac": "accel_agent.targets.hashlib_backend:patch_hmac",
     }
 )
+# pyaes (issue 9): its mode classes and block feeders.
+HOOKS.update(_pyaes_hooks())
