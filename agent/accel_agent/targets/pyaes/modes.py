@@ -29,6 +29,7 @@ object, however it was reached, is served. The rules that keep it transparent:
 from __future__ import annotations
 
 import functools
+import sys
 
 from accel_agent import patching, registry
 
@@ -55,6 +56,14 @@ BLOCK_CLASSES: set[type] = set()
 def _xor(left: bytes, right: bytes) -> bytes:
     """Two equally long byte strings XORed (short ones: the keystream's leftovers)."""
     return (int.from_bytes(left, "big") ^ int.from_bytes(right, "big")).to_bytes(len(left), "big")
+
+
+def _references(state: dict, name: str) -> int:
+    return sys.getrefcount(state.get(name))
+
+
+# What _references() says of a list that only an instance's __dict__ holds.
+_EXCLUSIVE = _references({"list": []}, "list")
 
 
 def _block(value: Any) -> bytes | None:
@@ -258,6 +267,10 @@ def _ctr(cls: type, slot: registry.Slot, counter_class: type) -> list[tuple[type
     native = vars(cls)["encrypt"]
 
     def serve(state: dict, key: bytes, data: bytes) -> bytes | None:
+        # pyaes extends the old _remaining_counter list in place (+=) before it
+        # rebinds the attribute: where another object holds that list (a shallow
+        # copy), pyaes's loop keeps that sharing exact.
+        shared = _references(state, "_remaining_counter") > _EXCLUSIVE
         counter = state.get("_counter")
         remaining = state.get("_remaining_counter")
         if type(remaining) is not list:
@@ -270,7 +283,7 @@ def _ctr(cls: type, slot: registry.Slot, counter_class: type) -> list[tuple[type
         if length <= left:  # the leftover keystream suffices: no AES block at all
             state["_remaining_counter"] = remaining[length:]
             return _xor(data, leftover[:length]) if length else b""
-        if type(counter) is not counter_class or len(vars(counter)) != 1:
+        if shared or type(counter) is not counter_class or len(vars(counter)) != 1:
             return None  # a subclass, or an instance with its own increment: pyaes's loop
         values = vars(counter).get("_counter")
         cache = state.get(CACHE)
@@ -289,10 +302,12 @@ def _ctr(cls: type, slot: registry.Slot, counter_class: type) -> list[tuple[type
         blocks = (size + BLOCK_SIZE - 1) // BLOCK_SIZE
         pad = blocks * BLOCK_SIZE - size
         out = cache[0].update(rest + bytes(pad) if pad else rest)
-        # Counter.increment wraps to a new all-zero list; otherwise it changes the list in place.
+        # Counter.increment changes its list in place; on wrapping it zeroes that
+        # list and goes on in a new one.
         value = start + blocks
         if value >= _COUNTER_MODULUS:
             value -= _COUNTER_MODULUS
+            values[:] = bytes(BLOCK_SIZE)
             counter._counter = list(value.to_bytes(BLOCK_SIZE, "big"))
         else:
             values[:] = value.to_bytes(BLOCK_SIZE, "big")
@@ -413,6 +428,9 @@ def _ofb(cls: type, slot: registry.Slot) -> list[tuple[type, str, Any]]:
             head = _xor(data[:left], bytes(remaining)) if left else b""
         except (TypeError, ValueError):
             return None
+        if left:  # pyaes pops the leftover bytes into the used list before a new block
+            used.extend(remaining)
+            del remaining[:]
         rest = data[left:] if left else data
         size = length - left
         pad = -size % BLOCK_SIZE
