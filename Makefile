@@ -44,7 +44,7 @@ $(VENV)/pyvenv.cfg:
 	$(PYTHON) -m venv $(VENV)
 
 $(VENV)/.installed-run: $(VENV)/pyvenv.cfg $(AGENT_SOURCES)
-	$(PIP) install -q '.[pycryptodome]'
+	$(PIP) install -q '.[pycryptodome,pyaes]'
 	@touch $@
 
 $(VENV)/.installed-test: $(VENV)/pyvenv.cfg $(AGENT_SOURCES)

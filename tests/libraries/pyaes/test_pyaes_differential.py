@@ -267,3 +267,21 @@ def test_feeders_with_text_and_odd_ciphertext():
             rec.call("final", decrypter.feed, None)
 
     both(scenario, pyaes)
+
+
+@SETTINGS
+@given(
+    initial=st.one_of(
+        st.integers(-(2**130), 2**130),
+        st.sampled_from((0, 1, TOP - 1, TOP, -1, True, 1.5, "1", None, 2**200)),
+    )
+)
+def test_counters_built_as_pyaes_builds_them(initial):
+    def scenario(rec, module):
+        counter = rec.call("Counter", pyaes.Counter, initial)
+        if counter is not Recorder.RAISED:
+            rec.note("value", counter.value)
+            rec.call("increment", counter.increment)
+            rec.note("value", counter.value)
+
+    both(scenario, pyaes)
