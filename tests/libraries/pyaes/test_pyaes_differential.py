@@ -134,7 +134,7 @@ def test_each_mode_is_accelerated(name, request):
 
 def test_keys_and_ivs_rejected_as_pyaes_does():
     def scenario(rec, module):
-        for key in (b"k" * 15, b"k" * 17, "k" * 16, bytearray(16), None, 16):
+        for key in (b"k" * 15, b"k" * 17, "k" * 16, bytearray(16), memoryview(b"k" * 24), None, 16):
             for name in MODES:
                 build(rec, name, key, b"i" * 16, 1, 1)
         for iv in (b"i" * 15, b"i" * 17, "i" * 16, bytearray(16)):
@@ -143,6 +143,13 @@ def test_keys_and_ivs_rejected_as_pyaes_does():
                 if mode is not Recorder.RAISED:
                     rec.call("encrypt", mode.encrypt, b"p" * 16)
                     record_state(rec, name, mode)
+        key = bytearray(
+            b"k" * 32
+        )  # pyaes expands a bytearray key at once: later changes do not count
+        modes = [build(rec, name, key, b"i" * 16, 16, 1) for name in MODES]
+        key[:] = bytes(32)
+        for name, mode in zip(MODES, modes):
+            rec.call("encrypt %s" % name, mode.encrypt, b"p" * 16)
 
     both(scenario, pyaes)
 

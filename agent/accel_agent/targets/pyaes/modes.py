@@ -20,8 +20,9 @@ object, however it was reached, is served. The rules that keep it transparent:
   the original method runs, on the same attributes, and the cache is dropped.
 * **The key schedule is deferred.** pyaes expands the key in Python (about
   40 us, more than a whole 1 KiB message through OpenSSL): ``__init__`` given
-  a ``bytes`` key of a valid size keeps the key, and ``_aes`` (pyaes's
-  ``AES`` object) is built the first time something reads it. Copies and
+  a ``bytes`` or ``bytearray`` key of a valid size keeps (a copy of) the key,
+  and ``_aes`` (pyaes's ``AES`` object) is built the first time something
+  reads it. Copies and
   pickles carry ``_aes`` and not the key or the cache (``__getstate__``),
   so they look as pyaes's own and are served natively.
 """
@@ -106,11 +107,11 @@ def _base(base: type, aes_class: type) -> list[tuple[type, str, Any]]:
     original_init = vars(base)["__init__"]
 
     def __init__(self, key):
-        if type(key) is bytes and len(key) in KEY_SIZES:
+        if type(key) in (bytes, bytearray) and len(key) in KEY_SIZES:
             state = self.__dict__
             state.pop("_aes", None)  # a second __init__ replaces the key, as pyaes's does
             state.pop(CACHE, None)
-            state[KEY] = key
+            state[KEY] = bytes(key)  # pyaes expands it at once: later changes do not count
             return
         original_init(self, key)
 
