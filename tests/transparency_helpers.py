@@ -136,21 +136,28 @@ def natively():
     re-run the early-reference scan and its warning at every example.
     """
     swapped = []
+    absent = object()
     for module_name, names in patching.patched_names().items():
         module = patching.resolve(module_name)  # a module, or a class ("pyaes.aes:...")
         if module is None:
             continue
         for name in names:
-            swapped.append((module, name, getattr(module, name)))
+            # The module's (or class's) own entry: a class would otherwise report an
+            # inherited attribute, and nested natively() blocks must undo exactly.
+            swapped.append((module, name, vars(module).get(name, absent)))
             try:
                 setattr(module, name, patching.get_original(module_name, name))
             except KeyError:  # the agent added the attribute: natively it does not exist
-                delattr(module, name)
+                if name in vars(module):
+                    delattr(module, name)
     try:
         yield
     finally:
         for module, name, patched in swapped:
-            setattr(module, name, patched)
+            if patched is not absent:
+                setattr(module, name, patched)
+            elif name in vars(module):
+                delattr(module, name)
 
 
 # --------------------------------------------------------------------------- recording
