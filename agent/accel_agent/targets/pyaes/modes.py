@@ -22,9 +22,12 @@ object, however it was reached, is served. The rules that keep it transparent:
   40 us, more than a whole 1 KiB message through OpenSSL): ``__init__`` given
   a ``bytes`` or ``bytearray`` key of a valid size keeps (a copy of) the key,
   and ``_aes`` (pyaes's ``AES`` object) is built the first time something
-  reads it. Copies and
-  pickles carry ``_aes`` and not the key or the cache (``__getstate__``),
-  so they look as pyaes's own and are served natively.
+  reads it. Copies and pickles carry ``_aes`` and not the key or the cache
+  (``__getstate__``), so they look as pyaes's own and are served natively.
+  These two shims (the ``_aes`` property and ``__getstate__``) stay in the
+  base class after ``accel_agent.uninstall()``, so that objects made under
+  the agent keep working with pyaes's own methods; they behave as a plain
+  attribute and the default pickling.
 """
 
 from __future__ import annotations
@@ -135,7 +138,7 @@ def _base(base: type, aes_class: type) -> list[tuple[type, str, Any]]:
     def del_aes(self):
         state = self.__dict__
         if "_aes" not in state and KEY not in state:
-            raise AttributeError("_aes")
+            raise AttributeError("%r object has no attribute '_aes'" % type(self).__name__)
         for name in ("_aes", KEY, CACHE):
             state.pop(name, None)
 
@@ -148,12 +151,15 @@ def _base(base: type, aes_class: type) -> list[tuple[type, str, Any]]:
             state["_aes"] = aes_class(key)
         return state
 
-    aes_property = property(get_aes, set_aes, del_aes, "pyaes's AES object, built on first use")
-    return [
-        (base, "__init__", __init__),
-        (base, "_aes", aes_property),
-        (base, "__getstate__", __getstate__),
-    ]
+    # The two shims stay when the agent is uninstalled (they are not in the
+    # registry of originals): objects made under the agent hold a key instead
+    # of ``_aes``, and pyaes's own methods, put back, must still find it.
+    if not getattr(vars(base).get("_aes"), "accel_agent_shim", False):
+        aes_property = property(get_aes, set_aes, del_aes, "pyaes's AES object, built on first use")
+        aes_property.fget.accel_agent_shim = True
+        base._aes = aes_property
+        base.__getstate__ = __getstate__
+    return [(base, "__init__", __init__)]
 
 
 def _ecb(cls: type, slot: registry.Slot) -> list[tuple[type, str, Any]]:
