@@ -25,6 +25,7 @@ import importlib
 import json
 import os
 import re
+import sys
 from pathlib import Path
 
 import pytest
@@ -136,28 +137,23 @@ def natively():
     re-run the early-reference scan and its warning at every example.
     """
     swapped = []
-    absent = object()
     for module_name, names in patching.patched_names().items():
-        module = patching.resolve(module_name)  # a module, or a class ("pyaes.aes:...")
+        module = sys.modules.get(module_name)
         if module is None:
             continue
         for name in names:
-            # The module's (or class's) own entry: a class would otherwise report an
-            # inherited attribute, and nested natively() blocks must undo exactly.
-            swapped.append((module, name, vars(module).get(name, absent)))
+            # Dotted names are methods of a class of the module (python-ecdsa's keys).
+            swapped.append((module, name, patching.current_value(module, name)))
             try:
-                setattr(module, name, patching.get_original(module_name, name))
+                original = patching.get_original(module_name, name)
             except KeyError:  # the agent added the attribute: natively it does not exist
-                if name in vars(module):
-                    delattr(module, name)
+                original = patching.MISSING
+            patching.set_value(module, name, original)
     try:
         yield
     finally:
         for module, name, patched in swapped:
-            if patched is not absent:
-                setattr(module, name, patched)
-            elif name in vars(module):
-                delattr(module, name)
+            patching.set_value(module, name, patched)
 
 
 # --------------------------------------------------------------------------- recording

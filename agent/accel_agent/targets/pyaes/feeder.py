@@ -58,4 +58,4 @@ def patch(module: ModuleType) -> None:
         return native_feed(self, data)
 
     functools.update_wrapper(feed, native_feed)
-    patching.patch_attribute(feeder_class, "feed", feed)
+    patching.patch_attribute(module, "BlockFeeder.feed", feed)

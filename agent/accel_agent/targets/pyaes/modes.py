@@ -95,12 +95,12 @@ def patch(module: ModuleType) -> None:
     replacements += _ofb(module.AESModeOfOperationOFB, slots["aes-ofb"])
     try:
         for owner, name, value in replacements:
-            if callable(value) and name in vars(owner):
+            if name in vars(owner):
                 functools.update_wrapper(value, vars(owner)[name])
-            patching.patch_attribute(owner, name, value)
+            # "AESModeOfOperationCTR.encrypt": a method of a class of pyaes.aes.
+            patching.patch_attribute(module, "%s.%s" % (owner.__name__, name), value)
     except BaseException:
-        for owner in {owner for owner, _, _ in replacements}:
-            patching.restore_module(patching.owner_key(owner))
+        patching.restore_module(module.__name__)
         raise
     BLOCK_CLASSES.update((module.AESModeOfOperationECB, module.AESModeOfOperationCBC))
 
