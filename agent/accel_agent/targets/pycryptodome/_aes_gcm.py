@@ -175,7 +175,7 @@ class GcmCipher:
                 return self._context
             try:
                 self._one_shot.pop()
-            except IndexError:
+            except (IndexError, AttributeError):
                 # Another thread's encrypt_and_digest()/decrypt_and_verify() has
                 # used the key stream of this nonce: starting it again would
                 # reuse it. Only racing calls on one fresh object get here.
