@@ -698,6 +698,32 @@ def test_gcm_tags_and_tampering(
     both(gcm_tamper, aes, key, nonce, mac_len, aad, blob, tampering, verification, where)
 
 
+# Whole messages are served three ways by size: the one-shot AEAD call up
+# to 32 KiB, a streaming context beyond (ciphertext and tag come out apart),
+# and, for decrypt_and_verify past the 4 MiB of plaintext kept for a second
+# verify(), the general decrypt + verify path. Each side of each boundary:
+GCM_BOUNDARY_SIZES = (32 * 1024, 32 * 1024 + 1, 100_000)
+
+
+@pytest.mark.accelerates("aes-gcm")
+@with_flavours
+@pytest.mark.parametrize("size", GCM_BOUNDARY_SIZES)
+@pytest.mark.parametrize("mac_len", [None, 12])
+@pytest.mark.parametrize("tampering", ["none", "ciphertext", "tag", "aad"])
+@pytest.mark.parametrize("verification", ["decrypt_and_verify", "decrypt+verify"])
+def test_gcm_whole_messages_at_the_size_boundaries(aes, size, mac_len, tampering, verification):
+    blob = make_bytes(size, size)
+    both(gcm_tamper, aes, bytes(16), bytes(12), mac_len, b"aad", blob, tampering, verification, 7)
+
+
+@pytest.mark.accelerates("aes-gcm")
+@with_flavours
+@pytest.mark.parametrize("tampering", ["none", "tag"])
+def test_gcm_decrypt_and_verify_past_the_kept_plaintext(aes, tampering):
+    blob = make_bytes(4 * 1024 * 1024 + 1, 3)
+    both(gcm_tamper, aes, bytes(16), bytes(12), None, b"", blob, tampering, "decrypt_and_verify", 5)
+
+
 ODD_TAGS = {
     "None": None,
     "str": "00" * 16,

@@ -45,6 +45,8 @@ _IV_KEYWORDS = frozenset(("iv", "IV", "use_aesni"))
 _CFB_KEYWORDS = _IV_KEYWORDS | {"segment_size"}
 _CTR_KEYWORDS = frozenset(("nonce", "initial_value", "counter", "use_aesni"))
 _GCM_KEYWORDS = frozenset(("nonce", "mac_len", "use_aesni", "use_clmul"))
+_new_object = object.__new__
+_UNRESOLVED = registry._UNRESOLVED
 
 
 class Backing:
@@ -68,18 +70,23 @@ def patch(module: ModuleType) -> None:
     def new(key: Any, mode: Any, *args: Any, **kwargs: Any) -> Any:
         # The most frequent call, AES.new(key, AES.MODE_GCM, nonce=nonce) with
         # bytes, is checked inline: at 64 bytes a message costs about as much
-        # as one extra Python call.
-        if mode == MODE_GCM and not args and len(kwargs) == 1 and type(key) is bytes:
+        # as one extra Python call. (A keyword-only ``nonce`` parameter would
+        # bind faster, but loses the order of the keywords, which
+        # pycryptodome's "Unknown parameters" messages show.)
+        if mode == MODE_GCM and len(kwargs) == 1 and type(key) is bytes and not args:
             nonce = kwargs.get("nonce")
-            provider = gcm_slot._provider
-            if (
-                type(nonce) is bytes
-                and 8 <= len(nonce) <= 128
-                and len(key) in KEY_SIZES
-                and provider is not None
-                and provider is not registry._UNRESOLVED
-            ):
-                return GcmCipher(gcm_backing, provider, key, nonce)
+            if type(nonce) is bytes and 8 <= len(nonce) <= 128 and len(key) in KEY_SIZES:
+                provider = gcm_slot._provider
+                if provider is not None and provider is not _UNRESOLVED:
+                    # GcmCipher(gcm_backing, provider, key, nonce) without its
+                    # __init__ frame (~100 ns of a 64-byte message's budget).
+                    cipher = _new_object(GcmCipher)
+                    cipher._backing = gcm_backing
+                    cipher._provider = provider
+                    cipher._key = key
+                    cipher.nonce = nonce
+                    cipher._one_shot = [16]
+                    return cipher
         if type(mode) is int:
             build = builders.get(mode)
             if build is not None:
