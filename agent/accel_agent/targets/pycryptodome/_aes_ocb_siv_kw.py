@@ -14,7 +14,7 @@ import os
 from accel_agent.targets.pycryptodome import _buffers
 from accel_agent.targets.pycryptodome._aes_kw import KwCipher, KwpCipher
 from accel_agent.targets.pycryptodome._aes_ocb import OcbCipher
-from accel_agent.targets.pycryptodome._aes_siv import SivCipher
+from accel_agent.targets.pycryptodome._aes_siv import SivCipher, SivCipher3
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -39,6 +39,7 @@ def builders(
     kw = backing_class("aes-kw", native_new)
     kwp = backing_class("aes-kwp", native_new)
     native_seen = []
+    siv_class = SivCipher if _major_version(module) >= 4 else SivCipher3
 
     def provider_of(backing: Any) -> Any:
         provider = backing.slot.get()
@@ -67,7 +68,7 @@ def builders(
         if nonce is not None and (not _buffers.is_plain(nonce) or not len(nonce)):
             return None
         provider = provider_of(siv)
-        return provider and SivCipher(siv, provider, key, None if nonce is None else bytes(nonce))
+        return provider and siv_class(siv, provider, key, None if nonce is None else bytes(nonce))
 
     def build_kw(key: bytes, args: tuple, kwargs: dict) -> Any:
         if args or not kwargs.keys() <= _KW_KEYWORDS:
@@ -87,3 +88,12 @@ def builders(
         table[MODE_KW] = build_kw
         table[MODE_KWP] = build_kwp
     return table
+
+
+def _major_version(module: ModuleType) -> int:
+    """The major version of the pycryptodome (or pycryptodomex) ``module`` belongs to."""
+    import sys
+
+    package = sys.modules.get(module.__name__.split(".")[0])
+    version = getattr(package, "version_info", (3,))
+    return version[0] if type(version[0]) is int else 3

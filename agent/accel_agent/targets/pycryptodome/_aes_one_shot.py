@@ -52,6 +52,7 @@ class OneShotAead:
     _tag: bytes | None = None  # the real tag, once known
     _failed: tuple[bytes, bytes] | None = None  # (ciphertext, received tag) of a failed decryption
     _takes_output = False  # encrypt_and_digest has an output= parameter (SIV's does, OCB's not)
+    _update_returns_self = True  # pycryptodome 3.x's SIV update() returns None
 
     def __init__(self, backing: Any, provider: Any, key: bytes) -> None:
         self._backing = backing  # the registry slot and the original new
@@ -124,6 +125,7 @@ class OneShotAead:
     # -- the public methods ------------------------------------------------
 
     def update(self, assoc_data: Any) -> Any:
+        """Keep a plain chunk (or SIV component) for OpenSSL; anything else goes to the twin."""
         if (
             self._next is INITIAL
             and self._twin is None
@@ -133,9 +135,9 @@ class OneShotAead:
             if not self._aad:
                 self._aad = []
             self._aad.append(bytes(assoc_data))
-            return self
-        self._native().update(assoc_data)
-        return self
+        else:
+            self._native().update(assoc_data)
+        return self if self._update_returns_self else None
 
     def encrypt(self, *args: Any, **kwargs: Any) -> Any:
         return self._native().encrypt(*args, **kwargs)

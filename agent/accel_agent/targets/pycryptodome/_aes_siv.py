@@ -56,3 +56,9 @@ class SivCipher(OneShotAead):
 
     def _unseal(self, ciphertext: Any, tag: bytes) -> bytes:
         return self._provider.one_shot(self._key).decrypt(tag + ciphertext, self._components())
+
+
+class SivCipher3(SivCipher):
+    """pycryptodome 3.x's ``SivMode``: its ``update`` returns None (4.x returns the object)."""
+
+    _update_returns_self = False
