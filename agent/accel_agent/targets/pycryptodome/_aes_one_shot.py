@@ -91,7 +91,21 @@ class OneShotAead:
         with _aes_modes.FIRST_USE_LOCK:
             if self._twin is not None:
                 return self._twin
+            in_flight = self._next is not INITIAL and self._tag is None and self._failed is None
             twin = self._new_native()
+            if in_flight:
+                # Another thread's one-shot call claimed the object and is still in
+                # OpenSSL: this call is out of order whatever the data, so a twin in
+                # the same order-rule state judges it, and is not kept (its tag would
+                # not be the real one).
+                if self._next is AFTER_DIGEST:
+                    twin.encrypt_and_digest(b"")
+                else:
+                    try:
+                        twin.decrypt_and_verify(b"", bytes(TAG_SIZE))
+                    except ValueError:
+                        pass
+                return twin
             for chunk in self._aad:
                 twin.update(chunk)
             if self._next is AFTER_DIGEST:
