@@ -51,7 +51,12 @@ if not FLAVOURS:
 
 with_flavours = pytest.mark.parametrize("flavour", FLAVOURS)
 AEAD_MODES = ("MODE_OCB", "MODE_SIV")
-PRIMITIVE = {"MODE_OCB": "aes-ocb", "MODE_SIV": "aes-siv", "MODE_KW": "aes-kw", "MODE_KWP": "aes-kwp"}
+PRIMITIVE = {
+    "MODE_OCB": "aes-ocb",
+    "MODE_SIV": "aes-siv",
+    "MODE_KW": "aes-kw",
+    "MODE_KWP": "aes-kwp",
+}
 siv_keys = st.sampled_from((32, 48, 64)).flatmap(lambda n: st.binary(min_size=n, max_size=n))
 TAMPERINGS = ("none", "none", "ciphertext", "tag", "aad", "nonce", "truncated tag", "extended tag")
 
@@ -423,7 +428,8 @@ def construct(rec, aes, mode, key, args, kwargs):
         return
     given_nonce = bool(args) or kwargs.get("nonce") is not None
     random_nonce = mode == "MODE_OCB" and not given_nonce
-    rec.attributes("new", cipher, ("block_size", "nonce"), shape_only=("nonce",) if random_nonce else ())
+    shape_only = ("nonce",) if random_nonce else ()
+    rec.attributes("new", cipher, ("block_size", "nonce"), shape_only=shape_only)
     rec.note("public names", sorted(n for n in dir(cipher) if not n.startswith("_")))
     if random_nonce:
         return

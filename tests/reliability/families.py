@@ -298,7 +298,8 @@ def aes_more_workload(pkg: str) -> dict[str, bytes]:
         for label, candidate in (("open", tag), ("forged", bytes([tag[0] ^ 1]) + tag[1:])):
             dec = AES.new(key, AES.MODE_OCB, nonce=nonce)
             dec.update(b"header")
-            out["ocb-%s-%d" % (label, size)] = outcome(dec.decrypt_and_verify, ciphertext, candidate)
+            opened = outcome(dec.decrypt_and_verify, ciphertext, candidate)
+            out["ocb-%s-%d" % (label, size)] = opened
             out["ocb-%s-again-%d" % (label, size)] = outcome(dec.verify, tag)
         siv_key = key * 2
         for siv_nonce in (None, nonce):

@@ -36,7 +36,8 @@ class OcbCipher(OneShotAead):
         return aad[0] if len(aad) == 1 else b"".join(aad)
 
     def _seal(self, plaintext: Any) -> tuple[bytes, bytes]:
-        sealed = self._provider.one_shot(self._key).encrypt(self.nonce, plaintext, self._aad_bytes())
+        aead = self._provider.one_shot(self._key)
+        sealed = aead.encrypt(self.nonce, plaintext, self._aad_bytes())
         return sealed[:-TAG_SIZE], sealed[-TAG_SIZE:]
 
     def _unseal(self, ciphertext: Any, tag: bytes) -> bytes:

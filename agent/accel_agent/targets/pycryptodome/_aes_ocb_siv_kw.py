@@ -51,7 +51,8 @@ def builders(
     def build_ocb(key: bytes, args: tuple, kwargs: dict) -> Any:
         if len(args) > 1 or not kwargs.keys() <= _OCB_KEYWORDS or (args and "nonce" in kwargs):
             return None
-        if kwargs.get("mac_len", 16) != 16 or type(kwargs.get("mac_len", 16)) is not int:
+        mac_len = kwargs.get("mac_len", 16)
+        if type(mac_len) is not int or mac_len != 16:
             return None  # OCB3's tag length is part of its nonce block: not a truncation
         nonce = args[0] if args else kwargs.get("nonce")
         if nonce is None:
@@ -84,7 +85,7 @@ def builders(
 
     build_ocb.backing, build_siv.backing, build_kw.backing, build_kwp.backing = ocb, siv, kw, kwp
     table = {MODE_OCB: build_ocb, MODE_SIV: build_siv}
-    if getattr(module, "MODE_KW", None) == MODE_KW and getattr(module, "MODE_KWP", None) == MODE_KWP:
+    if getattr(module, "MODE_KW", None) == MODE_KW and getattr(module, "MODE_KWP", 0) == MODE_KWP:
         table[MODE_KW] = build_kw
         table[MODE_KWP] = build_kwp
     return table

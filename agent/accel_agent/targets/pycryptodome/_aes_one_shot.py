@@ -186,7 +186,9 @@ class OneShotAead:
         self.verify(unhexlify(hex_mac_tag))
 
     def encrypt_and_digest(self, plaintext: Any, *args: Any, **kwargs: Any) -> tuple[Any, bytes]:
-        output = kwargs.get("output") if self._takes_output and kwargs.keys() == {"output"} else None
+        output = None
+        if self._takes_output and kwargs.keys() == {"output"}:
+            output = kwargs["output"]
         if (
             not args
             and (not kwargs or output is not None)
