@@ -166,6 +166,8 @@ CASES = (
     ModeCase("ofb", "aes-ofb", "MODE_OFB", st.fixed_dictionaries({"iv": ivs})),
 )
 BY_PRIMITIVE = {case.primitive: case for case in CASES}
+# Modes tested in their own file: tests/differential/test_aes_ocb_siv_kw.py.
+OWN_TEST_FILES = {"aes-ocb", "aes-siv", "aes-kw", "aes-kwp"}
 
 with_cases = pytest.mark.parametrize("case", CASES, ids=repr)
 with_flavours = pytest.mark.parametrize("flavour", FLAVOURS)
@@ -206,6 +208,7 @@ def record_object(rec: Recorder, label: str, cipher, random_nonce: bool = False)
 def test_every_aes_primitive_has_a_case():
     """A new AES primitive in the catalog needs a row in CASES (and so gets these tests)."""
     aes_primitives = {spec.name for spec in catalog.PRIMITIVES if spec.family == "aes"}
+    aes_primitives -= OWN_TEST_FILES  # modes whose objects differ too much for this table
     assert aes_primitives <= set(BY_PRIMITIVE), sorted(aes_primitives - set(BY_PRIMITIVE))
 
 

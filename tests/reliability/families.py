@@ -273,6 +273,124 @@ def aes_secret_paths(pkg: str, s: type[Secrets]) -> list[BaseException]:
     return raised
 
 
+# ============================================================================ AES-OCB, SIV, KW, KWP
+
+AES_MORE_PRIMITIVES = ("aes-ocb", "aes-siv", "aes-kw", "aes-kwp")
+
+
+def aes_more_workload(pkg: str) -> dict[str, bytes]:
+    """OCB and SIV one-shot, streamed and forged; KW and KWP both ways and forged."""
+    AES = _aes(pkg)
+    message = bytes(range(256)) * 4 + bytes(range(64))
+    out: dict[str, bytes] = {}
+    for size in (16, 24, 32):
+        key = bytes(range(size, 2 * size))
+        nonce = bytes(range(12))
+        enc = AES.new(key, AES.MODE_OCB, nonce=nonce)
+        enc.update(b"header")
+        ciphertext, tag = enc.encrypt_and_digest(message)
+        out["ocb-%d" % size] = ciphertext + tag
+        stream = AES.new(key, AES.MODE_OCB, nonce=nonce)
+        stream.update(b"header")
+        out["ocb-stream-%d" % size] = (
+            stream.encrypt(message[:100]) + stream.encrypt(message[100:]) + stream.encrypt()
+        )
+        for label, candidate in (("open", tag), ("forged", bytes([tag[0] ^ 1]) + tag[1:])):
+            dec = AES.new(key, AES.MODE_OCB, nonce=nonce)
+            dec.update(b"header")
+            opened = outcome(dec.decrypt_and_verify, ciphertext, candidate)
+            out["ocb-%s-%d" % (label, size)] = opened
+            out["ocb-%s-again-%d" % (label, size)] = outcome(dec.verify, tag)
+        siv_key = key * 2
+        for siv_nonce in (None, nonce):
+            options = {} if siv_nonce is None else {"nonce": siv_nonce}
+            enc = AES.new(siv_key, AES.MODE_SIV, **options)
+            enc.update(b"first")
+            enc.update(b"second")
+            ciphertext, tag = enc.encrypt_and_digest(message)
+            out["siv-%d-%s" % (size, bool(siv_nonce))] = tag + ciphertext
+            for label, candidate in (("open", tag), ("forged", bytes([tag[0] ^ 1]) + tag[1:])):
+                dec = AES.new(siv_key, AES.MODE_SIV, **options)
+                dec.update(b"first")
+                dec.update(b"second")
+                out["siv-%s-%d-%s" % (label, size, bool(siv_nonce))] = outcome(
+                    dec.decrypt_and_verify, ciphertext, candidate
+                )
+        for mode_name in ("MODE_KW", "MODE_KWP"):
+            mode = getattr(AES, mode_name, None)
+            if mode is None:  # pycryptodome 3.x
+                continue
+            data = message[:40] if mode_name == "MODE_KW" else message[:37]
+            wrapped = AES.new(key, mode).seal(data)
+            out["%s-%d" % (mode_name, size)] = wrapped
+            out["%s-open-%d" % (mode_name, size)] = outcome(AES.new(key, mode).unseal, wrapped)
+            forged = wrapped[:-1] + bytes([wrapped[-1] ^ 1])
+            out["%s-forged-%d" % (mode_name, size)] = outcome(AES.new(key, mode).unseal, forged)
+    return out
+
+
+def aes_more_shared(pkg: str) -> list[SharedCase]:
+    """A fresh OCB or SIV object sealed by many threads at once: one wins, the rest raise."""
+    AES = _aes(pkg)
+    key = bytes(range(32))
+    return [
+        SharedCase(
+            "ocb-one-shot",
+            lambda: AES.new(key[:16], AES.MODE_OCB, nonce=key[:12]),
+            lambda obj: outcome(obj.encrypt_and_digest, bytes(64)),
+        ),
+        SharedCase(
+            "siv-one-shot",
+            lambda: AES.new(key, AES.MODE_SIV, nonce=key[:12]),
+            lambda obj: outcome(obj.encrypt_and_digest, bytes(64)),
+        ),
+    ]
+
+
+def aes_more_secret_paths(pkg: str, s: type[Secrets]) -> list[BaseException]:
+    """Every OCB, SIV and key-wrap path, good and bad, with marked key, nonce, data and tags."""
+    AES = _aes(pkg)
+    raised: list[BaseException] = []
+    text = s.plaintext.decode()
+    for key in (s.key16, s.key24, s.key32):
+        for nonce in (s.nonce, s.nonce[:8]):  # 12 bytes (OpenSSL), 8 bytes (native)
+            enc = AES.new(key, AES.MODE_OCB, nonce=nonce)
+            enc.update(s.aad)
+            ciphertext, tag = enc.encrypt_and_digest(s.plaintext)
+            for candidate in (tag, bytes([tag[0] ^ 1]) + tag[1:], tag[:8], b""):
+                dec = AES.new(key, AES.MODE_OCB, nonce=nonce)
+                dec.update(s.aad)
+                attempt(raised, dec.decrypt_and_verify, ciphertext, candidate)
+                attempt(raised, dec.verify, candidate)
+                attempt(raised, dec.hexverify, candidate.hex())
+                attempt(raised, dec.encrypt, s.plaintext)
+            attempt(raised, AES.new(key, AES.MODE_OCB, nonce=nonce).encrypt_and_digest, text)
+        attempt(raised, AES.new, key, AES.MODE_OCB, nonce=s.iv)
+        attempt(raised, AES.new, key, AES.MODE_OCB, nonce=s.nonce, mac_len=7)
+        siv_key = key + key
+        for options in ({}, {"nonce": s.nonce}):
+            enc = AES.new(siv_key, AES.MODE_SIV, **options)
+            enc.update(s.aad)
+            ciphertext, tag = enc.encrypt_and_digest(s.plaintext)
+            for candidate in (tag, bytes([tag[0] ^ 1]) + tag[1:], tag[:8], b""):
+                dec = AES.new(siv_key, AES.MODE_SIV, **options)
+                dec.update(s.aad)
+                attempt(raised, dec.decrypt_and_verify, ciphertext, candidate)
+                attempt(raised, dec.verify, candidate)
+                attempt(raised, dec.update, s.aad)
+            attempt(raised, AES.new(siv_key, AES.MODE_SIV, **options).encrypt, s.plaintext)
+        attempt(raised, AES.new, key, AES.MODE_SIV, nonce=s.nonce)
+        for mode in (getattr(AES, "MODE_KW", None), getattr(AES, "MODE_KWP", None)):
+            if mode is None:
+                continue
+            wrapped = AES.new(key, mode).seal(s.plaintext)
+            attempt(raised, AES.new(key, mode).unseal, wrapped[:-1] + bytes([wrapped[-1] ^ 1]))
+            attempt(raised, AES.new(key, mode).unseal, s.plaintext[:20])
+            attempt(raised, AES.new(key, mode).seal, s.plaintext[:15])
+            attempt(raised, AES.new(key, mode).seal, text)
+    return raised
+
+
 # ============================================================================ ChaCha20
 
 CHACHA_PRIMITIVES = ("chacha20", "chacha20-poly1305", "xchacha20-poly1305")
@@ -899,6 +1017,14 @@ FAMILIES = (
         chacha_secret_paths,
     ),
     Family("hashes", "Hash.SHA256", HASH_PRIMITIVES, hash_workload, hash_shared, hash_secret_paths),
+    Family(
+        "aes-ocb-siv-kw",
+        "Cipher.AES",
+        AES_MORE_PRIMITIVES,
+        aes_more_workload,
+        aes_more_shared,
+        aes_more_secret_paths,
+    ),
     Family("rsa", "PublicKey.RSA", RSA_PRIMITIVES, rsa_workload, rsa_shared, rsa_secret_paths),
     Family("ecc", "PublicKey.ECC", ECC_PRIMITIVES, ecc_workload, ecc_shared, ecc_secret_paths),
     Family(

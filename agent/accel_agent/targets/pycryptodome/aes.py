@@ -16,7 +16,7 @@ import os
 import sys
 
 from accel_agent import patching, registry
-from accel_agent.targets.pycryptodome import _buffers
+from accel_agent.targets.pycryptodome import _aes_ocb_siv_kw, _buffers
 from accel_agent.targets.pycryptodome._aes_gcm import GcmCipher
 from accel_agent.targets.pycryptodome._aes_modes import (
     CbcCipher,
@@ -34,6 +34,7 @@ if TYPE_CHECKING:
 KEY_SIZES = (16, 24, 32)
 BLOCK_SIZE = 16
 MODE_ECB, MODE_CBC, MODE_CFB, MODE_OFB, MODE_CTR, MODE_GCM = 1, 2, 3, 5, 6, 11
+MODE_SIV = 10  # its key is two AES keys
 GCM_NONCE_SIZES = range(8, 129)  # what pyca/cryptography accepts; pycryptodome accepts more
 CFB_SEGMENTS = (8, 128)  # the segment sizes OpenSSL has
 
@@ -64,6 +65,12 @@ def patch(module: ModuleType) -> None:
     _apply_calibration()
     original_new = module.new
     builders = _builders(original_new, lambda: _unpatch_if_all_native(module, builders))
+    # Issue 5: OCB, SIV, KW and KWP (only the modes this pycryptodome has).
+    builders.update(
+        _aes_ocb_siv_kw.builders(
+            module, Backing, original_new, lambda: _unpatch_if_all_native(module, builders)
+        )
+    )
     gcm_backing = builders[MODE_GCM].backing
     gcm_slot = gcm_backing.slot
 
@@ -90,9 +97,10 @@ def patch(module: ModuleType) -> None:
         if type(mode) is int:
             build = builders.get(mode)
             if build is not None:
+                key_sizes = KEY_SIZES if mode != MODE_SIV else _aes_ocb_siv_kw.SIV_KEY_SIZES
                 if type(key) is bytes:
-                    key_bytes = key if len(key) in KEY_SIZES else None
-                elif _buffers.is_plain(key) and len(key) in KEY_SIZES:
+                    key_bytes = key if len(key) in key_sizes else None
+                elif _buffers.is_plain(key) and len(key) in key_sizes:
                     key_bytes = bytes(key)  # a copy: the caller may change a bytearray later
                 else:
                     key_bytes = None
