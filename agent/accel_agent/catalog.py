@@ -52,6 +52,8 @@ PRIMITIVES: tuple[PrimitiveSpec, ...] = (
     PrimitiveSpec("aes-ofb", "aes", ("aes",), (_openssl("aes", "ofb_provider"),)),
     # GCM's speed rests on carry-less multiplication as much as on AES rounds.
     PrimitiveSpec("aes-gcm", "aes", ("aes", "clmul"), (_openssl("aes", "gcm_provider"),)),
+    PrimitiveSpec("aes-ccm", "aes", ("aes",), (_openssl("aes_ccm_eax", "ccm_provider"),)),
+    PrimitiveSpec("aes-eax", "aes", ("aes",), (_openssl("aes_ccm_eax", "eax_provider"),)),
     # ChaCha20 is fast in portable SIMD code: no CPU feature is required.
     PrimitiveSpec("chacha20", "chacha", (), (_openssl("chacha", "chacha20_provider"),)),
     PrimitiveSpec(
