@@ -40,6 +40,7 @@ STANDARD_SIZES = (64, KIB, 16 * KIB, MIB)
 
 # Family modules, in the order their tables print.
 FAMILIES = ("aes", "chacha", "hashes", "pubkey")
+FAMILIES += ("ccm_eax",)
 
 
 class Row:
