@@ -233,7 +233,7 @@ def _aes_aead_mode(mode_name: str, nonce_sizes: tuple, tag_sizes: tuple):
         key, data = rng.randbytes(16), rng.randbytes(1000)
         extra = {"msg_len": len(data), "assoc_len": 5} if mode_name == "MODE_CCM" else {}
         stream = aes.new(key, mode, nonce=bytes(11), **extra)
-        ctx.call(mode_name + " stream update", stream.update, b"heade")
+        stream.update(b"heade")  # returns the object itself: not an outcome to compare
         ctx.call(mode_name + " stream 1/2", stream.encrypt, data[:333])
         ctx.call(mode_name + " stream 2/2", stream.encrypt, data[333:])
         ctx.call(mode_name + " stream digest", stream.digest)
