@@ -171,7 +171,9 @@ class EaxCipher:
             if self._next is _INITIAL:
                 return None
             # Mid-message only an error can be left to native; if native
-            # accepts the buffer, serve the bytes its C code would read.
+            # accepts the buffer, serve the bytes its C code would read, read
+            # before the judge writes into an output= that shares their memory.
+            raw = _buffers.raw_bytes(data) if _buffers.is_plain(data) else None
             try:
                 self._native_verdict(method, data, output=output)
             except Exception:
@@ -180,7 +182,7 @@ class EaxCipher:
                     (self._stream or self._open()).absorb(bytes(data))
                     self._msg_len += len(data)
                 raise
-            return _buffers.raw_bytes(data)
+            return raw if raw is not None else _buffers.raw_bytes(data)
         return data
 
     def encrypt(self, plaintext: Any, output: Any = None) -> bytes | None:
