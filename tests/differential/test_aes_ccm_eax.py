@@ -295,3 +295,43 @@ def test_ccm_length_limit(aes, nonce_len, method, declared):
     limit = 2 ** (8 * (15 - nonce_len))
     for length in (limit - 1, limit):
         both(ccm_limit, aes, nonce_len, length, method, declared)
+
+
+# ----------------------------------------------------------------- CCM: the whole declared message
+
+
+def ccm_whole_declared(rec, aes, key, blob, aad, follow_ups, output_kind):
+    """One call with the whole declared msg_len, then what native allows (or refuses) after it."""
+    kwargs = {"nonce": bytes(11), "msg_len": len(blob), "assoc_len": len(aad)}
+    enc = aes.new(key, aes.MODE_CCM, **kwargs)
+    enc.update(aad)
+    ciphertext = rec.call("encrypt", enc.encrypt, blob)
+    for index, data in enumerate(follow_ups):
+        output = bytearray(len(data)) if output_kind else None
+        rec.call("encrypt %d" % index, enc.encrypt, data, output=output)
+    rec.call("update late", enc.update, b"x")
+    tag = rec.call("digest", enc.digest)
+    rec.call("encrypt after digest", enc.encrypt, b"")
+    dec = aes.new(key, aes.MODE_CCM, **kwargs)
+    dec.update(aad)
+    rec.call("decrypt", dec.decrypt, ciphertext)
+    for index, data in enumerate(follow_ups):
+        rec.call("decrypt %d" % index, dec.decrypt, data)
+    rec.call("digest on decryption", dec.digest)
+    rec.call("verify", dec.verify, tag)
+    rec.call("verify again", dec.verify, tag)
+    rec.call("decrypt after verify", dec.decrypt, b"")
+
+
+@pytest.mark.accelerates("aes-ccm")
+@with_flavours
+@scaled(0.25)
+@given(
+    key=keys,
+    blob=data(max_size=3000),
+    aad=data(max_size=100),
+    follow_ups=st.lists(st.sampled_from([b"", b"x", bytes(17)]), max_size=3),
+    output_kind=st.booleans(),
+)
+def test_ccm_whole_declared_message(aes, key, blob, aad, follow_ups, output_kind):
+    both(ccm_whole_declared, aes, key, blob, aad, follow_ups, output_kind)

@@ -6,13 +6,15 @@ So this object serves, through OpenSSL, exactly the calls that carry a
 whole message on a fresh object:
 
 * ``encrypt_and_digest`` / ``decrypt_and_verify`` (``AESCCM`` in one call);
-* a single ``encrypt`` or ``decrypt`` when ``msg_len`` was not declared
-  (pycryptodome then allows only that one call), followed by ``digest`` /
-  ``verify``: ``decrypt`` runs CTR over the CCM counter blocks, and the tag
+* an ``encrypt`` or ``decrypt`` that carries the whole message: the only
+  call allowed when ``msg_len`` was not declared, or the first call when it
+  was and equals it (a later one, which can only be empty or too long, is
+  answered by a native object holding the same counts), followed by
+  ``digest`` / ``verify``: ``decrypt`` runs CTR over the CCM counter blocks, and the tag
   is rebuilt by encrypting the plaintext again when ``verify`` needs it.
 
 Associated data given by ``update`` is kept until then. Everything else
-(streaming with a declared ``msg_len``, ``output=`` buffers on the one-shot
+(streaming part of a declared ``msg_len``, ``output=`` buffers on the one-shot
 calls, lengths that do not match the declared ones, exotic buffers, a
 message too long for the nonce) is handed to a native ``CcmMode`` built with
 the same arguments and fed the same associated data, before any payload
@@ -41,6 +43,8 @@ UPDATE, ENCRYPT, DECRYPT, DIGEST, VERIFY = (
     _order_rules.VERIFY,
 )
 _INITIAL = _order_rules.INITIAL
+_AFTER_ENCRYPT = _order_rules.AFTER_ENCRYPT  # the whole declared msg_len encrypted
+_AFTER_DECRYPT = _order_rules.AFTER_DECRYPT
 _AFTER_DIGEST = _order_rules.AFTER_DIGEST  # also what a single encrypt() leaves
 _AFTER_VERIFY = _order_rules.AFTER_VERIFY  # also what a single decrypt() leaves
 _WITH_TWIN = frozenset()
@@ -109,6 +113,23 @@ class CcmCipher:
         _order_rules.replay(judge, self._next)
         return getattr(judge, method)(*args, **kwargs)
 
+    def _follow_up(self, method: str, data: Any, output: Any) -> Any:
+        """A payload call after the whole declared message: native answers it (``b""`` for
+        empty data, else its MessageTooLongError) from the same counts."""
+        judge = self._backing.native_new(self._key, MODE_CCM, **self._native_kwargs)
+        for chunk in self._aad:
+            judge.update(chunk)
+        getattr(judge, method)(bytes(self._msg_len))
+        try:
+            return getattr(judge, method)(data, output=output)
+        except Exception:
+            # Native counted the bytes before refusing them: its tag is lost for
+            # good ("Message is too short"), which the judge now answers, as twin.
+            if getattr(judge, "_cumul_msg_len", None) != self._msg_len:
+                self._twin = judge
+                self._next = _WITH_TWIN
+            raise
+
     def _claim(self, state: frozenset) -> bool:
         """Move a fresh object to ``state`` unless another thread's call got there first."""
         with _aes_modes.FIRST_USE_LOCK:
@@ -154,12 +175,13 @@ class CcmCipher:
         if self._twin is not None:
             return self._twin.encrypt(plaintext, output=output)
         if self._next is not _INITIAL:
+            if self._next is _AFTER_ENCRYPT:
+                return self._follow_up(ENCRYPT, plaintext, output)
             return self._native_verdict(ENCRYPT, plaintext, output=output)
         if (
-            self._msg_len is not None  # several calls allowed: native streams them
-            or not _buffers.servable(plaintext, output)
-            or not self._whole(plaintext)
-            or not self._claim(_AFTER_DIGEST)
+            not _buffers.servable(plaintext, output)
+            or not self._whole(plaintext)  # part of a declared msg_len: native streams it
+            or not self._claim(_AFTER_DIGEST if self._msg_len is None else _AFTER_ENCRYPT)
         ):
             return self._become_native().encrypt(plaintext, output=output)
         ciphertext, self._tag = self._seal(plaintext)
@@ -180,6 +202,7 @@ class CcmCipher:
             return self._native_verdict(DIGEST)
         if self._tag is None:  # a fresh object: the tag of an empty payload, or native's error
             return self._become_native().digest()
+        self._next = _AFTER_DIGEST
         return self._tag
 
     def hexdigest(self) -> str:
@@ -203,12 +226,13 @@ class CcmCipher:
         if self._twin is not None:
             return self._twin.decrypt(ciphertext, output=output)
         if self._next is not _INITIAL:
+            if self._next is _AFTER_DECRYPT:
+                return self._follow_up(DECRYPT, ciphertext, output)
             return self._native_verdict(DECRYPT, ciphertext, output=output)
         if (
-            self._msg_len is not None
-            or not _buffers.servable(ciphertext, output)
+            not _buffers.servable(ciphertext, output)
             or not self._whole(ciphertext)
-            or not self._claim(_AFTER_VERIFY)
+            or not self._claim(_AFTER_VERIFY if self._msg_len is None else _AFTER_DECRYPT)
         ):
             return self._become_native().decrypt(ciphertext, output=output)
         plaintext = self._provider.keystream(self._key, self.nonce).update(ciphertext)
@@ -223,6 +247,7 @@ class CcmCipher:
             return self._native_verdict(VERIFY, received_mac_tag)
         if self._next is _INITIAL:  # nothing decrypted: native checks the empty payload
             return self._become_native().verify(received_mac_tag)
+        self._next = _AFTER_VERIFY
         tag = self._real_tag()
         if not _buffers.is_plain(received_mac_tag):
             # 4.x compares with compare_digest, 3.x BLAKE2s-hashes both sides:
