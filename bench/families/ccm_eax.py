@@ -86,9 +86,7 @@ def _ccm_stream(size: int):
     chunks = [data[i : i + STREAM_CHUNK] for i in range(0, size, STREAM_CHUNK)]
 
     def pycryptodome():
-        cipher = AES.new(
-            KEY, AES.MODE_CCM, nonce=NONCE_CCM, msg_len=size, assoc_len=len(HEADER)
-        )
+        cipher = AES.new(KEY, AES.MODE_CCM, nonce=NONCE_CCM, msg_len=size, assoc_len=len(HEADER))
         cipher.update(HEADER)
         return [cipher.encrypt(chunk) for chunk in chunks] + [cipher.digest()]
 
@@ -156,7 +154,5 @@ ROWS = (
 
 # Issue 5: every mode at least as fast as native pycryptodome, at every size.
 GOALS = tuple(
-    Goal(row.label, size, min_speedup=1.0)
-    for row in ROWS
-    for size in (row.sizes or STANDARD_SIZES)
+    Goal(row.label, size, min_speedup=1.0) for row in ROWS for size in (row.sizes or STANDARD_SIZES)
 )

@@ -32,7 +32,7 @@ def aes(flavour):
     return import_from(flavour, "Cipher.AES")
 
 
-# ----------------------------------------------------------------- CCM streamed with declared lengths
+# ------------------------------------------------------------ CCM streamed with declared lengths
 
 
 def ccm_declared(rec, aes, key, nonce, mac_len, aad, blob, aad_cuts, enc_cuts, dec_cuts, declared):
@@ -75,7 +75,9 @@ def declared_inputs(draw):
     blob = draw(data(max_size=min(4096, 2 ** (8 * (15 - len(nonce))) - 1)))
     exact = (len(blob), len(aad))
     msg_len = draw(st.sampled_from([exact[0], exact[0], None, exact[0] + 1, max(0, exact[0] - 1)]))
-    assoc_len = draw(st.sampled_from([exact[1], exact[1], None, exact[1] + 1, max(0, exact[1] - 1)]))
+    assoc_len = draw(
+        st.sampled_from([exact[1], exact[1], None, exact[1] + 1, max(0, exact[1] - 1)])
+    )
     return (
         nonce,
         mac_len,
@@ -306,17 +308,17 @@ def ccm_whole_declared(rec, aes, key, blob, aad, follow_ups, output_kind):
     enc = aes.new(key, aes.MODE_CCM, **kwargs)
     enc.update(aad)
     ciphertext = rec.call("encrypt", enc.encrypt, blob)
-    for index, data in enumerate(follow_ups):
-        output = bytearray(len(data)) if output_kind else None
-        rec.call("encrypt %d" % index, enc.encrypt, data, output=output)
+    for index, piece in enumerate(follow_ups):
+        output = bytearray(len(piece)) if output_kind else None
+        rec.call("encrypt %d" % index, enc.encrypt, piece, output=output)
     rec.call("update late", enc.update, b"x")
     tag = rec.call("digest", enc.digest)
     rec.call("encrypt after digest", enc.encrypt, b"")
     dec = aes.new(key, aes.MODE_CCM, **kwargs)
     dec.update(aad)
     rec.call("decrypt", dec.decrypt, ciphertext)
-    for index, data in enumerate(follow_ups):
-        rec.call("decrypt %d" % index, dec.decrypt, data)
+    for index, piece in enumerate(follow_ups):
+        rec.call("decrypt %d" % index, dec.decrypt, piece)
     rec.call("digest on decryption", dec.digest)
     rec.call("verify", dec.verify, tag)
     rec.call("verify again", dec.verify, tag)

@@ -184,7 +184,8 @@ def ccm_eax_workload(AES) -> dict[str, bytes]:
     out: dict[str, bytes] = {}
     for size in (16, 24, 32):
         key = bytes(range(size, 2 * size))
-        for name, mode, nonce in (("ccm", AES.MODE_CCM, bytes(11)), ("eax", AES.MODE_EAX, bytes(16))):
+        modes = (("ccm", AES.MODE_CCM, bytes(11)), ("eax", AES.MODE_EAX, bytes(16)))
+        for name, mode, nonce in modes:
             label = "%s-%d" % (name, size)
             enc = AES.new(key, mode, nonce=nonce, mac_len=12)
             enc.update(b"header")

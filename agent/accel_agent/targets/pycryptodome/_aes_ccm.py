@@ -106,7 +106,7 @@ class CcmCipher:
             return self._twin
 
     def _native_verdict(self, method: str, *args: Any, **kwargs: Any) -> Any:
-        """A call out of order: a native object in the same order-rule state raises native's error."""
+        """A call out of order: a native object in the same order-rule state raises native's."""
         judge = self._backing.native_new(
             self._key, MODE_CCM, nonce=self.nonce, mac_len=self._mac_len
         )
@@ -297,9 +297,7 @@ class CcmCipher:
         if self._tag is None:
             plaintext = self._plaintext
             if plaintext is None:
-                plaintext = self._provider.keystream(self._key, self.nonce).update(
-                    self._ciphertext
-                )
+                plaintext = self._provider.keystream(self._key, self.nonce).update(self._ciphertext)
             self._tag = self._seal(plaintext)[1]
             self._plaintext = self._ciphertext = None
         return self._tag

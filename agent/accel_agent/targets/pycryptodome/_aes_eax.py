@@ -57,7 +57,13 @@ class EaxCipher:
     _msg_len = 0  # payload bytes processed: a judge is brought to the same MAC position
 
     def __init__(
-        self, backing: Any, provider: Any, key: bytes, nonce: bytes, mac_len: int, native_kwargs: dict
+        self,
+        backing: Any,
+        provider: Any,
+        key: bytes,
+        nonce: bytes,
+        mac_len: int,
+        native_kwargs: dict,
     ) -> None:
         self._backing = backing
         self._provider = provider
@@ -109,7 +115,7 @@ class EaxCipher:
             return self._twin
 
     def _native_verdict(self, method: str, *args: Any, **kwargs: Any) -> Any:
-        """Let a native object in the same order-rule state judge a call (it raises native's error)."""
+        """Let a native object in the same order-rule state judge a call (it raises native's)."""
         judge = self._new_native()
         # Native's error for a bad buffer mid-message depends on how full its
         # ciphertext OMAC's last block is: bring the judge to the same length
@@ -164,7 +170,7 @@ class EaxCipher:
     # -- encryption --------------------------------------------------------
 
     def _payload(self, method: str, data: Any, output: Any) -> Any:
-        """Check a payload call as native would; returns the bytes to process, or None for a twin."""
+        """Check a payload call as native would: the bytes to process, or None for a twin."""
         if method not in self._next:
             self._native_verdict(method, data, output=output)
         if not _buffers.servable(data, output):
