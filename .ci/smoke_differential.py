@@ -258,6 +258,42 @@ def _aes_key_wrap(mode_attribute: str):
     return check
 
 
+def _aes_aead_mode(mode_name: str, nonce_sizes: tuple, tag_sizes: tuple):
+    """CCM or EAX: whole messages every nonce length, and a declared-length CCM stream."""
+
+    def check(ctx: Context) -> None:
+        aes, rng = ctx.mod("Cipher.AES"), ctx.rng
+        mode = getattr(aes, mode_name)
+        for key_size in KEY_SIZES:
+            key = rng.randbytes(key_size)
+            for length in _lengths(rng, None):
+                if mode_name == "MODE_CCM" and length >= 1 << 16:
+                    nonce = rng.randbytes(rng.choice((7, 11, 12)))
+                else:
+                    nonce = rng.randbytes(rng.choice(nonce_sizes))
+                mac_len = rng.choice(tag_sizes)
+                aad = rng.randbytes(rng.choice((0, 13, 32)))
+                label = "%s-%d len %d" % (mode_name[5:], key_size * 8, length)
+                _aead_round_trip(
+                    ctx,
+                    label,
+                    lambda k=key, n=nonce, t=mac_len: aes.new(k, mode, nonce=n, mac_len=t),
+                    aad,
+                    rng.randbytes(length),
+                )
+        key, data = rng.randbytes(16), rng.randbytes(1000)
+        extra = {"msg_len": len(data), "assoc_len": 5} if mode_name == "MODE_CCM" else {}
+        stream = aes.new(key, mode, nonce=bytes(11), **extra)
+        stream.update(b"heade")  # returns the object itself: not an outcome to compare
+        ctx.call(mode_name + " stream 1/2", stream.encrypt, data[:333])
+        ctx.call(mode_name + " stream 2/2", stream.encrypt, data[333:])
+        ctx.call(mode_name + " stream digest", stream.digest)
+        ctx.call(mode_name + " bad mac_len", aes.new, key, mode, nonce=bytes(11), mac_len=1)
+
+    check.__name__ = "check_aes_" + mode_name[5:].lower()
+    return check
+
+
 # ---------------------------------------------------------------------------- ChaCha20
 
 
@@ -649,6 +685,8 @@ CHECKS = {
     "aes-siv": check_aes_siv,
     "aes-kw": _aes_key_wrap("MODE_KW"),
     "aes-kwp": _aes_key_wrap("MODE_KWP"),
+    "aes-ccm": _aes_aead_mode("MODE_CCM", (7, 8, 11, 12, 13), (4, 8, 12, 16)),
+    "aes-eax": _aes_aead_mode("MODE_EAX", (1, 8, 12, 16, 32), (2, 8, 12, 16)),
     "chacha20": _check_chacha20,
     "chacha20-poly1305": _chacha_poly(12),
     "xchacha20-poly1305": _chacha_poly(24),

@@ -20,6 +20,8 @@ BUILTIN_DEFAULTS: dict[str, str] = {
     "aes-cfb": "openssl",
     "aes-ofb": "openssl",
     "aes-gcm": "openssl",  # 1 KiB: 23 MB/s native vs 1.33 GB/s OpenSSL (issue 3's figures)
+    "aes-ccm": "openssl",  # 64 B to 1 MiB: 3-30x native (docs/performance.md, CCM and EAX)
+    "aes-eax": "openssl",
     "chacha20": "openssl",  # see docs/compatibility.md, ChaCha section, for the figures
     "chacha20-poly1305": "openssl",
     "xchacha20-poly1305": "openssl",

@@ -57,6 +57,8 @@ PRIMITIVES: tuple[PrimitiveSpec, ...] = (
     PrimitiveSpec("aes-siv", "aes", ("aes",), (_openssl("aes_ocb_siv_kw", "siv_provider"),)),
     PrimitiveSpec("aes-kw", "aes", ("aes",), (_openssl("aes_ocb_siv_kw", "kw_provider"),)),
     PrimitiveSpec("aes-kwp", "aes", ("aes",), (_openssl("aes_ocb_siv_kw", "kwp_provider"),)),
+    PrimitiveSpec("aes-ccm", "aes", ("aes",), (_openssl("aes_ccm_eax", "ccm_provider"),)),
+    PrimitiveSpec("aes-eax", "aes", ("aes",), (_openssl("aes_ccm_eax", "eax_provider"),)),
     # ChaCha20 is fast in portable SIMD code: no CPU feature is required.
     PrimitiveSpec("chacha20", "chacha", (), (_openssl("chacha", "chacha20_provider"),)),
     PrimitiveSpec(

@@ -224,6 +224,101 @@ def run(primitive: str, provider: Any) -> None:
         raise SelfCheckFailed("raised %s" % type(exc).__name__) from None
 
 
+# --------------------------------------------------------------------------- AES-CCM, AES-EAX
+# (label, key, nonce, aad, plaintext, ciphertext, tag): NIST SP 800-38C C.1
+# and RFC 3610 packet vector #1 (CCM); the EAX paper's (Bellare, Rogaway,
+# Wagner 2004) first three vectors.
+AES_CCM_VECTORS = (
+    (
+        "SP 800-38C example 1",
+        _h("404142434445464748494a4b4c4d4e4f"),
+        _h("10111213141516"),
+        _h("0001020304050607"),
+        _h("20212223"),
+        _h("7162015b"),
+        _h("4dac255d"),
+    ),
+    (
+        "RFC 3610 packet vector 1",
+        _h("c0c1c2c3c4c5c6c7c8c9cacbcccdcecf"),
+        _h("00000003020100a0a1a2a3a4a5"),
+        _h("0001020304050607"),
+        _h("08090a0b0c0d0e0f101112131415161718191a1b1c1d1e"),
+        _h("588c979a61c663d2f066d0c2c0f989806d5f6b61dac384"),
+        _h("17e8d12cfdf926e0"),
+    ),
+)
+AES_EAX_VECTORS = (
+    (
+        "EAX paper vector 1",
+        _h("233952dee4d5ed5f9b9c6d6ff80ff478"),
+        _h("62ec67f9c3a4a407fcb2a8c49031a8b3"),
+        _h("6bfb914fd07eae6b"),
+        b"",
+        b"",
+        _h("e037830e8389f27b025a2d6527e79d01"),
+    ),
+    (
+        "EAX paper vector 2",
+        _h("91945d3f4dcbee0bf45ef52255f095a4"),
+        _h("becaf043b0a23d843194ba972c66debd"),
+        _h("fa3bfd4806eb53fa"),
+        _h("f7fb"),
+        _h("19dd"),
+        _h("5c4c9331049d0bdab0277408f67967e5"),
+    ),
+    (
+        "EAX paper vector 3",
+        _h("01f74ad64077f2e704c0f60ada3dd523"),
+        _h("70c3db4f0d26368400a10ed05d2bff5e"),
+        _h("234a3463c1264ac6"),
+        _h("1a47cb4933"),
+        _h("d851d5bae0"),
+        _h("3a59f238a23e39199dc9266626c40f80"),
+    ),
+)
+
+
+def check_ccm(provider: Any, vectors: tuple) -> None:
+    """One-shot sealing and opening, rejection of a forged tag, and the payload keystream."""
+    for label, key, nonce, aad, plaintext, ciphertext, tag in vectors:
+        aead = provider.one_shot(key, len(tag))
+        if aead.encrypt(nonce, plaintext, aad) != ciphertext + tag:
+            raise SelfCheckFailed("%s: wrong ciphertext or tag" % label)
+        if aead.decrypt(nonce, ciphertext + tag, aad) != plaintext:
+            raise SelfCheckFailed("%s: wrong plaintext" % label)
+        try:
+            aead.decrypt(nonce, ciphertext + _flip(tag), aad)
+        except provider.InvalidTag:
+            pass
+        else:
+            raise SelfCheckFailed("%s: a forged tag was accepted" % label)
+        if provider.keystream(key, nonce).update(ciphertext) != plaintext:
+            raise SelfCheckFailed("%s: wrong keystream" % label)
+
+
+def check_eax(provider: Any, vectors: tuple) -> None:
+    """Whole messages both ways, and the same message streamed in pieces."""
+    for label, key, nonce, aad, plaintext, ciphertext, tag in vectors:
+        sealed, full_tag = provider.encrypt(key, nonce, aad, plaintext)
+        if sealed != ciphertext or full_tag[: len(tag)] != tag:
+            raise SelfCheckFailed("%s: wrong ciphertext or tag" % label)
+        opened, full_tag = provider.decrypt(key, nonce, aad, ciphertext)
+        if opened != plaintext or full_tag[: len(tag)] != tag:
+            raise SelfCheckFailed("%s: wrong plaintext or tag" % label)
+        stream = provider.stream(key, nonce)
+        stream.authenticate(aad[:3])
+        stream.authenticate(aad[3:])
+        pieces = stream.encrypt(plaintext[:1]) + stream.encrypt(plaintext[1:])
+        if pieces != ciphertext or stream.tag()[: len(tag)] != tag:
+            raise SelfCheckFailed("%s: wrong streamed result" % label)
+
+
+KNOWN_ANSWERS.update(
+    {"aes-ccm": (check_ccm, AES_CCM_VECTORS), "aes-eax": (check_eax, AES_EAX_VECTORS)}
+)
+
+
 # --------------------------------------------------------------------------- ChaCha20 family
 # RFC 8439 2.4.2 (ChaCha20), 2.8.2 (AEAD), draft-irtf-cfrg-xchacha-03 2.2.1
 # (HChaCha20) and A.3.1 (XChaCha20-Poly1305). They share one plaintext.

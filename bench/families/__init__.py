@@ -41,6 +41,7 @@ STANDARD_SIZES = (64, KIB, 16 * KIB, MIB)
 # Family modules, in the order their tables print.
 FAMILIES = (
     "aes",
+    "ccm_eax",
     "aes_ocb_siv_kw",
     "chacha",
     "hashes",

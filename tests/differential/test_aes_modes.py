@@ -122,6 +122,15 @@ gcm_params = st.fixed_dictionaries(
     optional={"mac_len": st.integers(4, 16)},
 )
 
+ccm_params = st.fixed_dictionaries(
+    {"nonce": st.integers(7, 13).flatmap(lambda n: st.binary(min_size=n, max_size=n))},
+    optional={"mac_len": st.sampled_from([4, 6, 8, 10, 12, 14, 16])},
+)
+eax_params = st.fixed_dictionaries(
+    {"nonce": st.integers(1, 40).flatmap(lambda n: st.binary(min_size=n, max_size=n))},
+    optional={"mac_len": st.integers(2, 16)},
+)
+
 
 class ModeCase:
     """One AES mode: its primitive name in the agent's catalog and how to drive it."""
@@ -164,6 +173,8 @@ CASES = (
         st.fixed_dictionaries({"iv": ivs}, optional={"segment_size": st.sampled_from([8, 128])}),
     ),
     ModeCase("ofb", "aes-ofb", "MODE_OFB", st.fixed_dictionaries({"iv": ivs})),
+    ModeCase("ccm", "aes-ccm", "MODE_CCM", ccm_params, aead=True),
+    ModeCase("eax", "aes-eax", "MODE_EAX", eax_params, aead=True),
 )
 BY_PRIMITIVE = {case.primitive: case for case in CASES}
 # Modes tested in their own file: tests/differential/test_aes_ocb_siv_kw.py.
@@ -221,6 +232,8 @@ PLAIN = {
     "aes-gcm": {"nonce": bytes(12)},
     "aes-cfb": {"iv": bytes(range(16)), "segment_size": 128},
     "aes-ofb": {"iv": bytes(range(16))},
+    "aes-ccm": {"nonce": bytes(11)},
+    "aes-eax": {"nonce": bytes(16)},
 }
 
 
@@ -479,7 +492,9 @@ def test_output_buffers(aes, case, key, output_kind, method, inputs):
 # ----------------------------------------------------------------- constructor arguments
 
 MODE_VALUES = ("MODE_ECB", "MODE_CBC", "MODE_CTR", "MODE_GCM", "MODE_CFB", "MODE_OFB")
+MODE_VALUES += ("MODE_CCM", "MODE_EAX")
 RANDOMIZING = ("MODE_CBC", "MODE_CTR", "MODE_GCM", "MODE_CFB", "MODE_OFB")
+RANDOMIZING += ("MODE_CCM", "MODE_EAX")
 
 
 def _bytes_values(lengths) -> st.SearchStrategy:
@@ -505,6 +520,7 @@ ARGUMENT_VALUES = {
     "use_aesni": st.booleans(),
     "threads": st.sampled_from([1, 2, 0, -1, "2"]),
     "assoc_len": st.just(4),
+    "msg_len": st.sampled_from([32, 0, 31, 2**16, 2**64, -1, "32", None, 32.0]),
     "key": st.just(bytes(16)),
     "unknown_option": st.just(1),
 }

@@ -252,6 +252,7 @@ ENTRY_POINTS = {
     for case in CASES
 }
 IV_NAME = {"cbc": "iv", "cfb": "iv", "ofb": "iv", "ctr": "nonce", "gcm": "nonce"}
+IV_NAME.update(ccm="nonce", eax="nonce")
 STAGES = ("fresh", "after-aad", "mid-stream", "other-direction", "after-digest")
 
 KEY_SIZES_BAD = (0, 1, 8, 15, 17, 23, 25, 31, 33, 48, 64)
@@ -455,6 +456,8 @@ OVERLAP_PARAMS = {
     "gcm": {"nonce": bytes(12)},
     "cfb": {"iv": bytes(16)},
     "ofb": {"iv": bytes(16)},
+    "ccm": {"nonce": bytes(11)},
+    "eax": {"nonce": bytes(16)},
 }
 
 

@@ -114,6 +114,7 @@ def outcome(function, *args, **kwargs) -> bytes:
 # ============================================================================ AES
 
 AES_PRIMITIVES = ("aes-ecb", "aes-cbc", "aes-ctr", "aes-cfb", "aes-ofb", "aes-gcm")
+AES_PRIMITIVES += ("aes-ccm", "aes-eax")
 
 
 def _aes(pkg: str):
@@ -173,6 +174,42 @@ def aes_workload(pkg: str) -> dict[str, bytes]:
     big = bytes(range(256)) * 160  # 40 KiB
     enc = AES.new(bytes(16), AES.MODE_GCM, nonce=bytes(12))
     out["gcm-40k"] = b"".join(enc.encrypt_and_digest(big))
+    out.update(ccm_eax_workload(AES))
+    return out
+
+
+def ccm_eax_workload(AES) -> dict[str, bytes]:
+    """CCM and EAX: whole messages, streamed (CCM with declared lengths), and forged tags."""
+    message = bytes(range(256)) * 4 + bytes(range(64))
+    out: dict[str, bytes] = {}
+    for size in (16, 24, 32):
+        key = bytes(range(size, 2 * size))
+        modes = (("ccm", AES.MODE_CCM, bytes(11)), ("eax", AES.MODE_EAX, bytes(16)))
+        for name, mode, nonce in modes:
+            label = "%s-%d" % (name, size)
+            enc = AES.new(key, mode, nonce=nonce, mac_len=12)
+            enc.update(b"header")
+            ciphertext, tag = enc.encrypt_and_digest(message)
+            out[label] = ciphertext + tag
+            declared = {"msg_len": len(message), "assoc_len": 6} if name == "ccm" else {}
+            stream = AES.new(key, mode, nonce=nonce, mac_len=12, **declared)
+            stream.update(b"hea")
+            stream.update(b"der")
+            out[label + "-stream"] = (
+                stream.encrypt(message[:100]) + stream.encrypt(message[100:]) + stream.digest()
+            )
+            dec = AES.new(key, mode, nonce=nonce, mac_len=12)
+            dec.update(b"header")
+            out[label + "-open"] = outcome(dec.decrypt_and_verify, ciphertext, tag)
+            dec = AES.new(key, mode, nonce=nonce, mac_len=12)
+            dec.update(b"header")
+            forged = bytes([tag[0] ^ 1]) + tag[1:]
+            out[label + "-forged"] = outcome(dec.decrypt_and_verify, ciphertext, forged)
+            out[label + "-forged-again"] = outcome(dec.verify, tag)
+            dec = AES.new(key, mode, nonce=nonce, mac_len=12)
+            dec.update(b"header")
+            out[label + "-split"] = dec.decrypt(ciphertext)
+            out[label + "-verify"] = outcome(dec.verify, tag)
     return out
 
 
@@ -207,6 +244,8 @@ def aes_shared(pkg: str) -> list[SharedCase]:
         # calls, so under threads its tag depends on the interleaving (the
         # agent's, one OpenSSL call, does not; nothing a user can rely on).
         SharedCase("gcm", lambda: AES.new(key, AES.MODE_GCM, nonce=iv[:12]), _zeros_step),
+        # No tag either: native EaxMode feeds its CTR and its OMAC in two calls.
+        SharedCase("eax", lambda: AES.new(key, AES.MODE_EAX, nonce=iv), _zeros_step),
     ]
 
 
@@ -270,6 +309,7 @@ def aes_secret_paths(pkg: str, s: type[Secrets]) -> list[BaseException]:
         attempt(raised, AES.new, key, AES.MODE_GCM, nonce=b"")
         attempt(raised, AES.new, key, AES.MODE_GCM, nonce=s.nonce, mac_len=3)
         attempt(raised, AES.new, key, AES.MODE_GCM, nonce=s.nonce.decode())
+        ccm_eax_secret_paths(AES, key, s, raised)
     return raised
 
 
@@ -389,6 +429,39 @@ def aes_more_secret_paths(pkg: str, s: type[Secrets]) -> list[BaseException]:
             attempt(raised, AES.new(key, mode).seal, s.plaintext[:15])
             attempt(raised, AES.new(key, mode).seal, text)
     return raised
+
+
+def ccm_eax_secret_paths(AES, key: bytes, s: type[Secrets], raised: list) -> None:
+    """CCM and EAX with marked values: forged tags, misuse, bad lengths and parameters."""
+    text = s.plaintext.decode()
+    for mode, nonce in ((AES.MODE_CCM, s.nonce), (AES.MODE_EAX, s.nonce), (AES.MODE_EAX, s.iv)):
+        enc = AES.new(key, mode, nonce=nonce)
+        enc.update(s.aad)
+        ciphertext, tag = enc.encrypt_and_digest(s.plaintext)
+        attempt(raised, enc.encrypt, s.plaintext)
+        forged = bytes([tag[0] ^ 1]) + tag[1:]
+        for candidate in (tag, forged, tag[:8], b""):
+            dec = AES.new(key, mode, nonce=nonce)
+            dec.update(s.aad)
+            attempt(raised, dec.decrypt_and_verify, ciphertext, candidate)
+            attempt(raised, dec.verify, candidate)
+            attempt(raised, dec.hexverify, candidate.hex())
+            attempt(raised, dec.digest)
+        dec = AES.new(key, mode, nonce=nonce)
+        dec.update(s.aad)
+        dec.decrypt(ciphertext)
+        attempt(raised, dec.verify, text)
+        attempt(raised, dec.decrypt, ciphertext)
+        attempt(raised, dec.update, s.aad)
+    declared = AES.new(key, AES.MODE_CCM, nonce=s.nonce, msg_len=10, assoc_len=3)
+    attempt(raised, declared.update, s.aad)
+    attempt(raised, declared.encrypt, s.plaintext)
+    attempt(raised, AES.new, key, AES.MODE_CCM, nonce=s.nonce + s.nonce)
+    attempt(raised, AES.new, key, AES.MODE_CCM, nonce=s.nonce, mac_len=5)
+    attempt(raised, AES.new, key, AES.MODE_CCM, nonce=s.nonce[:7], msg_len=2**64)
+    attempt(raised, AES.new, key, AES.MODE_EAX, nonce=b"")
+    attempt(raised, AES.new, key, AES.MODE_EAX, nonce=s.nonce, mac_len=17)
+    attempt(raised, AES.new, key, AES.MODE_EAX, nonce=text)
 
 
 # ============================================================================ ChaCha20

@@ -16,7 +16,7 @@ import os
 import sys
 
 from accel_agent import patching, registry
-from accel_agent.targets.pycryptodome import _aes_ocb_siv_kw, _buffers
+from accel_agent.targets.pycryptodome import _aes_ccm, _aes_eax, _aes_ocb_siv_kw, _buffers
 from accel_agent.targets.pycryptodome._aes_gcm import GcmCipher
 from accel_agent.targets.pycryptodome._aes_modes import (
     CbcCipher,
@@ -34,6 +34,7 @@ if TYPE_CHECKING:
 KEY_SIZES = (16, 24, 32)
 BLOCK_SIZE = 16
 MODE_ECB, MODE_CBC, MODE_CFB, MODE_OFB, MODE_CTR, MODE_GCM = 1, 2, 3, 5, 6, 11
+MODE_CCM, MODE_EAX = 8, 9
 MODE_SIV = 10  # its key is two AES keys
 GCM_NONCE_SIZES = range(8, 129)  # what pyca/cryptography accepts; pycryptodome accepts more
 CFB_SEGMENTS = (8, 128)  # the segment sizes OpenSSL has
@@ -213,6 +214,8 @@ def _builders(native_new: Callable, on_native: Callable) -> dict[int, Callable]:
         MODE_OFB: build_ofb,
         MODE_CTR: build_ctr,
         MODE_GCM: build_gcm,
+        MODE_CCM: _aes_ccm.builder(Backing("aes-ccm", native_new), native),
+        MODE_EAX: _aes_eax.builder(Backing("aes-eax", native_new), native),
     }
 
 

@@ -1,0 +1,169 @@
+"""AES-CCM and AES-EAX through OpenSSL (pyca/cryptography).
+
+CCM is OpenSSL's own AEAD (``AESCCM``: nonce 7..13 bytes, tag 4..16 bytes,
+even), one-shot only; a CTR context over the CCM counter blocks recovers a
+plaintext without its tag (the tag is then rebuilt by encrypting again).
+
+OpenSSL has no EAX. EAX (Bellare, Rogaway, Wagner 2004) is composed here
+from OpenSSL's CMAC and CTR: ``N = OMAC_0(nonce)``, ``H = OMAC_1(header)``,
+``C = CTR_N(M)``, ``tag = N ^ H ^ OMAC_2(C)``, where ``OMAC_t(X)`` is
+``CMAC(K, [t]_16 || X)``. One keyed CMAC context is copied for the three
+OMACs (a copy skips the key schedule). Nothing here knows pycryptodome.
+"""
+
+from __future__ import annotations
+
+from accel_agent.providers.base import ProviderUnavailable
+
+KEY_SIZES = (16, 24, 32)
+BLOCK_SIZE = 16
+CCM_NONCE_SIZES = range(7, 14)
+CCM_TAG_SIZES = (4, 6, 8, 10, 12, 14, 16)
+_OMAC_PREFIX = tuple(bytes(BLOCK_SIZE - 1) + bytes((t,)) for t in range(3))
+
+
+def _import_failure(exc: BaseException) -> ProviderUnavailable:
+    return ProviderUnavailable("pyca/cryptography cannot be imported (%s)" % type(exc).__name__)
+
+
+def _ctr_maker():
+    """``(aes_algorithm, counter_block) -> encryption context`` without the public API's checks.
+
+    Same reasoning as :func:`accel_agent.providers.aes._context_makers`: the
+    arguments were validated by the caller; the public API is the fallback.
+    """
+    from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
+
+    aes, ctr = algorithms.AES, modes.CTR
+    try:
+        from cryptography.hazmat.bindings._rust import openssl as rust_openssl
+
+        create = rust_openssl.ciphers.create_encryption_ctx
+    except (ImportError, AttributeError):
+
+        def create(algorithm, mode):
+            return Cipher(algorithm, mode).encryptor()
+
+    def make(key: bytes, counter_block: bytes):
+        return create(aes(key), ctr(counter_block))
+
+    return make
+
+
+class CcmProvider:
+    """AES-CCM: ``one_shot(key, tag_length)`` is an ``AESCCM``; ``keystream`` a CTR context."""
+
+    name = "openssl"
+    primitive = "aes-ccm"
+
+    def __init__(self) -> None:
+        try:
+            from cryptography.exceptions import InvalidTag
+            from cryptography.hazmat.primitives.ciphers.aead import AESCCM
+        except Exception as exc:  # noqa: BLE001 - ImportError, or broken bindings
+            raise _import_failure(exc) from None
+        self.one_shot = AESCCM  # AESCCM(key, tag_length).encrypt(nonce, data, aad) -> ct || tag
+        self.InvalidTag = InvalidTag
+        self._ctr = _ctr_maker()
+
+    def keystream(self, key: bytes, nonce: bytes):
+        """CTR over the CCM counter blocks A_1, A_2, ... (SP 800-38C A.3): the payload's cipher."""
+        q = 15 - len(nonce)
+        return self._ctr(key, bytes((q - 1,)) + nonce + (1).to_bytes(q, "big"))
+
+
+def _xor16(a: bytes, b: bytes, c: bytes) -> bytes:
+    return (
+        int.from_bytes(a, "big") ^ int.from_bytes(b, "big") ^ int.from_bytes(c, "big")
+    ).to_bytes(BLOCK_SIZE, "big")
+
+
+class EaxStream:
+    """One EAX message: ``authenticate`` (header), then ``encrypt`` or ``decrypt``, then ``tag``.
+
+    The caller keeps the order (header before payload, one direction); this
+    object only computes. ``tag()`` may be called once; it is the full
+    16-byte tag.
+    """
+
+    __slots__ = ("_n", "_header", "_payload", "_ctr")
+
+    def __init__(self, provider: EaxProvider, key: bytes, nonce: bytes) -> None:
+        keyed = provider.cmac(key)
+        omac_n = keyed.copy()
+        omac_n.update(_OMAC_PREFIX[0])
+        omac_n.update(nonce)
+        self._n = omac_n.finalize()
+        self._header = keyed.copy()
+        self._header.update(_OMAC_PREFIX[1])
+        keyed.update(_OMAC_PREFIX[2])
+        self._payload = keyed
+        self._ctr = provider.ctr(key, self._n)
+
+    def authenticate(self, header: bytes) -> None:
+        self._header.update(header)
+
+    def encrypt(self, plaintext: bytes) -> bytes:
+        ciphertext = self._ctr.update(plaintext)
+        self._payload.update(ciphertext)
+        return ciphertext
+
+    def decrypt(self, ciphertext: bytes) -> bytes:
+        self._payload.update(ciphertext)
+        return self._ctr.update(ciphertext)
+
+    def absorb(self, ciphertext: bytes) -> None:
+        """MAC ciphertext without decrypting it (the key stream does not move)."""
+        self._payload.update(ciphertext)
+
+    def tag(self) -> bytes:
+        return _xor16(self._n, self._header.finalize(), self._payload.finalize())
+
+
+class EaxProvider:
+    """AES-EAX composed from OpenSSL's CMAC and CTR (no EAX in OpenSSL)."""
+
+    name = "openssl"
+    primitive = "aes-eax"
+
+    def __init__(self) -> None:
+        try:
+            from cryptography.hazmat.primitives.ciphers import algorithms
+            from cryptography.hazmat.primitives.cmac import CMAC
+
+            self.ctr = _ctr_maker()  # (key, 16-byte initial counter block) -> context
+        except Exception as exc:  # noqa: BLE001 - ImportError, or broken bindings
+            raise _import_failure(exc) from None
+        aes = algorithms.AES
+
+        def cmac(key: bytes):
+            return CMAC(aes(key))
+
+        self.cmac = cmac
+
+    def stream(self, key: bytes, nonce: bytes) -> EaxStream:
+        return EaxStream(self, key, nonce)
+
+    def encrypt(self, key: bytes, nonce: bytes, header: bytes, plaintext: bytes) -> tuple:
+        """One whole message: (ciphertext, 16-byte tag)."""
+        stream = EaxStream(self, key, nonce)
+        if header:
+            stream.authenticate(header)
+        ciphertext = stream.encrypt(plaintext)
+        return ciphertext, stream.tag()
+
+    def decrypt(self, key: bytes, nonce: bytes, header: bytes, ciphertext: bytes) -> tuple:
+        """One whole message: (plaintext, the 16-byte tag it should carry). The caller compares."""
+        stream = EaxStream(self, key, nonce)
+        if header:
+            stream.authenticate(header)
+        plaintext = stream.decrypt(ciphertext)
+        return plaintext, stream.tag()
+
+
+def ccm_provider() -> CcmProvider:
+    return CcmProvider()
+
+
+def eax_provider() -> EaxProvider:
+    return EaxProvider()

@@ -1,0 +1,355 @@
+"""An OpenSSL-backed object that behaves like pycryptodome's ``CcmMode``.
+
+OpenSSL's CCM is one-shot (the whole message in one call, the tag given
+before decryption starts), and so is the common use of pycryptodome's CCM.
+So this object serves, through OpenSSL, exactly the calls that carry a
+whole message on a fresh object:
+
+* ``encrypt_and_digest`` / ``decrypt_and_verify`` (``AESCCM`` in one call);
+* an ``encrypt`` or ``decrypt`` that carries the whole message: the only
+  call allowed when ``msg_len`` was not declared, or the first call when it
+  was and equals it (a later one, which can only be empty or too long, is
+  answered by a native object holding the same counts), followed by
+  ``digest`` / ``verify``: ``decrypt`` runs CTR over the CCM counter blocks, and the tag
+  is rebuilt by encrypting the plaintext again when ``verify`` needs it.
+
+Associated data given by ``update`` is kept until then. Everything else
+(streaming part of a declared ``msg_len``, ``output=`` buffers on the one-shot
+calls, lengths that do not match the declared ones, exotic buffers, a
+message too long for the nonce) is handed to a native ``CcmMode`` built with
+the same arguments and fed the same associated data, before any payload
+was processed: it raises pycryptodome's own errors and does the streaming
+(over the agent's OpenSSL CBC and CTR, since it calls ``AES.new``).
+Calls out of order after a served message are judged by a native object
+brought to the same order-rule state, so the ``TypeError`` is native's.
+"""
+
+from __future__ import annotations
+
+import os
+from hmac import compare_digest
+
+from accel_agent.targets.pycryptodome import _aes_modes, _buffers, _order_rules
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Callable
+
+UPDATE, ENCRYPT, DECRYPT, DIGEST, VERIFY = (
+    _order_rules.UPDATE,
+    _order_rules.ENCRYPT,
+    _order_rules.DECRYPT,
+    _order_rules.DIGEST,
+    _order_rules.VERIFY,
+)
+_INITIAL = _order_rules.INITIAL
+_AFTER_ENCRYPT = _order_rules.AFTER_ENCRYPT  # the whole declared msg_len encrypted
+_AFTER_DECRYPT = _order_rules.AFTER_DECRYPT
+_AFTER_DIGEST = _order_rules.AFTER_DIGEST  # also what a single encrypt() leaves
+_AFTER_VERIFY = _order_rules.AFTER_VERIFY  # also what a single decrypt() leaves
+_WITH_TWIN = frozenset()
+
+MODE_CCM = 8
+BLOCK_SIZE = 16
+NONCE_SIZES = range(7, 14)
+TAG_SIZES = (4, 6, 8, 10, 12, 14, 16)
+
+
+def max_message(nonce: bytes) -> int:
+    """One past the longest payload the nonce's length field can encode (SP 800-38C A.2.1)."""
+    return 1 << (8 * (15 - len(nonce)))
+
+
+class CcmCipher:
+    """pycryptodome's ``CcmMode``, served by OpenSSL for whole messages."""
+
+    block_size = BLOCK_SIZE
+    _twin = None  # the native CcmMode serving every call, once there is one
+    _next = _INITIAL
+    _aad: list[bytes] | tuple = ()  # associated data, given to OpenSSL with the payload
+    _aad_len = 0
+    _tag: bytes | None = None  # the real tag, once known
+    _plaintext: bytes | None = None  # what was decrypted, until the tag is known
+    _ciphertext: Any = None  # a rejected message, to rebuild the tag for a second verify
+
+    def __init__(
+        self,
+        backing: Any,
+        provider: Any,
+        key: bytes,
+        nonce: bytes,
+        mac_len: int,
+        msg_len: int | None,
+        assoc_len: int | None,
+        native_kwargs: dict,
+    ) -> None:
+        self._backing = backing
+        self._provider = provider
+        self._key = key
+        self.nonce = nonce
+        self._mac_len = mac_len
+        self._msg_len = msg_len
+        self._assoc_len = assoc_len
+        self._native_kwargs = native_kwargs  # what the original new is given for a twin
+
+    # -- twins -------------------------------------------------------------
+
+    def _become_native(self) -> Any:
+        """Hand this message to a native twin (only before any payload was processed)."""
+        with _aes_modes.FIRST_USE_LOCK:
+            if self._twin is None:
+                twin = self._backing.native_new(self._key, MODE_CCM, **self._native_kwargs)
+                for chunk in self._aad:
+                    twin.update(chunk)
+                self._twin = twin
+                self._next = _WITH_TWIN
+            return self._twin
+
+    def _native_verdict(self, method: str, *args: Any, **kwargs: Any) -> Any:
+        """A call out of order: a native object in the same order-rule state raises native's."""
+        judge = self._backing.native_new(
+            self._key, MODE_CCM, nonce=self.nonce, mac_len=self._mac_len
+        )
+        _order_rules.replay(judge, self._next)
+        return getattr(judge, method)(*args, **kwargs)
+
+    def _follow_up(self, method: str, data: Any, output: Any) -> Any:
+        """A payload call after the whole declared message: native answers it (``b""`` for
+        empty data, else its MessageTooLongError) from the same counts."""
+        judge = self._backing.native_new(self._key, MODE_CCM, **self._native_kwargs)
+        for chunk in self._aad:
+            judge.update(chunk)
+        getattr(judge, method)(bytes(self._msg_len))
+        try:
+            return getattr(judge, method)(data, output=output)
+        except Exception:
+            # Native counted the bytes before refusing them: its tag is lost for
+            # good ("Message is too short"), which the judge now answers, as twin.
+            if getattr(judge, "_cumul_msg_len", None) != self._msg_len:
+                self._twin = judge
+                self._next = _WITH_TWIN
+            raise
+
+    def _claim(self, state: frozenset) -> bool:
+        """Move a fresh object to ``state`` unless another thread's call got there first."""
+        with _aes_modes.FIRST_USE_LOCK:
+            if self._next is not _INITIAL:
+                return False
+            self._next = state
+            return True
+
+    def _whole(self, data: Any) -> bool:
+        """``data`` is the whole payload, as declared, with all the declared associated data."""
+        size = len(data)
+        return (
+            (self._msg_len is None or self._msg_len == size)
+            and (self._assoc_len is None or self._assoc_len == self._aad_len)
+            and size < max_message(self.nonce)
+        )
+
+    def _header(self) -> bytes | None:
+        return b"".join(self._aad) if self._aad else None
+
+    # -- associated data ---------------------------------------------------
+
+    def update(self, assoc_data: Any) -> CcmCipher:
+        if self._twin is not None:
+            self._twin.update(assoc_data)
+            return self
+        if self._next is not _INITIAL:
+            self._native_verdict(UPDATE, assoc_data)
+        if not _buffers.is_plain(assoc_data) or (
+            self._assoc_len is not None and self._aad_len + len(assoc_data) > self._assoc_len
+        ):
+            self._become_native().update(assoc_data)
+            return self
+        if not self._aad:
+            self._aad = []
+        self._aad.append(bytes(assoc_data))
+        self._aad_len += len(assoc_data)
+        return self
+
+    # -- encryption --------------------------------------------------------
+
+    def encrypt(self, plaintext: Any, output: Any = None) -> bytes | None:
+        if self._twin is not None:
+            return self._twin.encrypt(plaintext, output=output)
+        if self._next is not _INITIAL:
+            if self._next is _AFTER_ENCRYPT:
+                return self._follow_up(ENCRYPT, plaintext, output)
+            return self._native_verdict(ENCRYPT, plaintext, output=output)
+        if (
+            not _buffers.servable(plaintext, output)
+            or not self._whole(plaintext)  # part of a declared msg_len: native streams it
+            or not self._claim(_AFTER_DIGEST if self._msg_len is None else _AFTER_ENCRYPT)
+        ):
+            return self._become_native().encrypt(plaintext, output=output)
+        ciphertext, self._tag = self._seal(plaintext)
+        return _buffers.deliver(ciphertext, output)
+
+    def _seal(self, plaintext: Any) -> tuple[bytes, bytes]:
+        sealed = self._provider.one_shot(self._key, self._mac_len).encrypt(
+            self.nonce, plaintext, self._header()
+        )
+        self._backing.slot.calls += 1
+        mac_len = self._mac_len
+        return sealed[:-mac_len], sealed[-mac_len:]
+
+    def digest(self) -> bytes:
+        if self._twin is not None:
+            return self._twin.digest()
+        if DIGEST not in self._next:
+            return self._native_verdict(DIGEST)
+        if self._tag is None:  # a fresh object: the tag of an empty payload, or native's error
+            return self._become_native().digest()
+        self._next = _AFTER_DIGEST
+        return self._tag
+
+    def hexdigest(self) -> str:
+        return self.digest().hex()
+
+    def encrypt_and_digest(self, plaintext: Any, output: Any = None) -> tuple[Any, bytes]:
+        if (
+            self._next is _INITIAL
+            and output is None
+            and _buffers.is_plain(plaintext)
+            and self._whole(plaintext)
+            and self._claim(_AFTER_DIGEST)
+        ):
+            ciphertext, self._tag = self._seal(plaintext)
+            return ciphertext, self._tag
+        return self.encrypt(plaintext, output=output), self.digest()
+
+    # -- decryption --------------------------------------------------------
+
+    def decrypt(self, ciphertext: Any, output: Any = None) -> bytes | None:
+        if self._twin is not None:
+            return self._twin.decrypt(ciphertext, output=output)
+        if self._next is not _INITIAL:
+            if self._next is _AFTER_DECRYPT:
+                return self._follow_up(DECRYPT, ciphertext, output)
+            return self._native_verdict(DECRYPT, ciphertext, output=output)
+        if (
+            not _buffers.servable(ciphertext, output)
+            or not self._whole(ciphertext)
+            or not self._claim(_AFTER_VERIFY if self._msg_len is None else _AFTER_DECRYPT)
+        ):
+            return self._become_native().decrypt(ciphertext, output=output)
+        plaintext = self._provider.keystream(self._key, self.nonce).update(ciphertext)
+        self._plaintext = plaintext
+        self._backing.slot.calls += 1
+        return _buffers.deliver(plaintext, output)
+
+    def verify(self, received_mac_tag: Any) -> None:
+        if self._twin is not None:
+            return self._twin.verify(received_mac_tag)
+        if VERIFY not in self._next:
+            return self._native_verdict(VERIFY, received_mac_tag)
+        if self._next is _INITIAL:  # nothing decrypted: native checks the empty payload
+            return self._become_native().verify(received_mac_tag)
+        self._next = _AFTER_VERIFY
+        tag = self._real_tag()
+        if not _buffers.is_plain(received_mac_tag):
+            # 4.x compares with compare_digest, 3.x BLAKE2s-hashes both sides:
+            # a native object that knows the real tag judges an exotic argument.
+            judge = self._backing.native_new(
+                self._key, MODE_CCM, nonce=self.nonce, mac_len=self._mac_len
+            )
+            _order_rules.replay(judge, _AFTER_VERIFY)
+            judge._mac_tag = tag
+            return judge.verify(received_mac_tag)
+        if not compare_digest(tag, bytes(received_mac_tag)):
+            raise ValueError("MAC check failed")
+        return None
+
+    def hexverify(self, hex_mac_tag: str) -> None:
+        from binascii import unhexlify
+
+        self.verify(unhexlify(hex_mac_tag))
+
+    def decrypt_and_verify(self, ciphertext: Any, received_mac_tag: Any, output: Any = None) -> Any:
+        mac_len = self._mac_len
+        if (
+            self._next is _INITIAL
+            and output is None
+            and _buffers.is_plain(ciphertext)
+            and type(received_mac_tag) is bytes
+            and len(received_mac_tag) == mac_len
+            and self._whole(ciphertext)
+            and self._claim(_AFTER_VERIFY)
+        ):
+            self._backing.slot.calls += 1
+            try:
+                plaintext = self._provider.one_shot(self._key, mac_len).decrypt(
+                    self.nonce, bytes(ciphertext) + received_mac_tag, self._header()
+                )
+            except self._provider.InvalidTag:
+                self._ciphertext = bytes(ciphertext)  # a second verify needs the real tag
+                raise ValueError("MAC check failed") from None
+            self._tag = received_mac_tag
+            return plaintext
+        plaintext = self.decrypt(ciphertext, output=output)
+        self.verify(received_mac_tag)
+        return plaintext
+
+    def _real_tag(self) -> bytes:
+        """The tag of what was decrypted: encrypting the plaintext again yields it."""
+        if self._tag is None:
+            plaintext = self._plaintext
+            if plaintext is None:
+                plaintext = self._provider.keystream(self._key, self.nonce).update(self._ciphertext)
+            self._tag = self._seal(plaintext)[1]
+            self._plaintext = self._ciphertext = None
+        return self._tag
+
+
+# The keywords the builder understands; ``use_aesni`` picks pycryptodome's
+# own AES implementation and changes no result.
+_KEYWORDS = frozenset(("nonce", "mac_len", "msg_len", "assoc_len", "use_aesni"))
+
+
+def builder(backing: Any, on_native: Callable[[Any], None]) -> Callable:
+    """``AES.new``'s builder for MODE_CCM: a CcmCipher, or None for "let native do it".
+
+    Arguments are checked exactly where pycryptodome would accept them; any
+    other value (which native rejects, or treats in its own way) is left to
+    the original ``new``.
+    """
+
+    def build(key: bytes, args: tuple, kwargs: dict) -> Any:
+        if len(args) > 1 or not kwargs.keys() <= _KEYWORDS:
+            return None
+        if args:
+            if "nonce" in kwargs:
+                return None
+            nonce = args[0]
+        else:
+            nonce = kwargs.get("nonce")
+        if nonce is None:
+            nonce = os.urandom(11)  # native's default: 11 random bytes
+        elif not _buffers.is_plain(nonce):
+            return None
+        else:
+            nonce = bytes(nonce)
+        if len(nonce) not in NONCE_SIZES:
+            return None
+        mac_len = kwargs.get("mac_len", BLOCK_SIZE)
+        if type(mac_len) is not int or mac_len not in TAG_SIZES:
+            return None
+        msg_len = kwargs.get("msg_len")
+        if msg_len is not None and (
+            type(msg_len) is not int or not 0 <= msg_len < max_message(nonce)
+        ):
+            return None
+        assoc_len = kwargs.get("assoc_len")
+        if assoc_len is not None and (type(assoc_len) is not int or assoc_len < 0):
+            return None
+        provider = backing.slot.get() or on_native(backing)
+        if not provider:
+            return None
+        native_kwargs = dict(kwargs)
+        native_kwargs["nonce"] = nonce
+        return CcmCipher(backing, provider, key, nonce, mac_len, msg_len, assoc_len, native_kwargs)
+
+    build.backing = backing
+    return build

@@ -1,0 +1,334 @@
+"""An OpenSSL-backed object that behaves like pycryptodome's ``EaxMode``.
+
+EAX streams naturally (CTR for the payload, three CMACs for nonce, header
+and ciphertext), so every call is served by OpenSSL's CMAC and CTR through
+the provider's :class:`~accel_agent.providers.aes_ccm_eax.EaxStream`:
+associated data is kept until the first payload call (so that an exotic
+first buffer can still be handed, with it, to a native twin), then the
+stream serves ``encrypt``/``decrypt`` chunk by chunk, and the tag is
+computed once, as native caches it. A whole message on a fresh object
+(``encrypt_and_digest``, ``decrypt_and_verify``) takes one provider call.
+
+The order rules are GCM's (``_order_rules``); a call out of order is judged
+by a native object in the same state, so its ``TypeError`` is native's.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from hmac import compare_digest
+
+from accel_agent import patching
+from accel_agent.targets.pycryptodome import _aes_modes, _buffers, _order_rules
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Callable
+
+UPDATE, ENCRYPT, DECRYPT, DIGEST, VERIFY = (
+    _order_rules.UPDATE,
+    _order_rules.ENCRYPT,
+    _order_rules.DECRYPT,
+    _order_rules.DIGEST,
+    _order_rules.VERIFY,
+)
+_INITIAL = _order_rules.INITIAL
+_AFTER_ENCRYPT = _order_rules.AFTER_ENCRYPT
+_AFTER_DECRYPT = _order_rules.AFTER_DECRYPT
+_AFTER_DIGEST = _order_rules.AFTER_DIGEST
+_AFTER_VERIFY = _order_rules.AFTER_VERIFY
+_WITH_TWIN = frozenset()
+
+MODE_EAX = 9
+BLOCK_SIZE = 16
+_OMAC_PREFIXES = tuple(bytes(BLOCK_SIZE - 1) + bytes((t,)) for t in range(3))
+
+
+class EaxCipher:
+    """pycryptodome's ``EaxMode``, served by OpenSSL's CMAC and CTR."""
+
+    block_size = BLOCK_SIZE
+    _twin = None  # the native EaxMode serving every call, once there is one
+    _next = _INITIAL
+    _aad: list[bytes] | tuple = ()  # associated data not yet given to the stream
+    _stream = None
+    _tag: bytes | None = None
+    _msg_len = 0  # payload bytes processed: a judge is brought to the same MAC position
+
+    def __init__(
+        self,
+        backing: Any,
+        provider: Any,
+        key: bytes,
+        nonce: bytes,
+        mac_len: int,
+        native_kwargs: dict,
+    ) -> None:
+        self._backing = backing
+        self._provider = provider
+        self._key = key
+        self.nonce = nonce
+        self._mac_len = mac_len
+        self._native_kwargs = native_kwargs
+
+    # -- twins -------------------------------------------------------------
+
+    def _new_native(self, **kwargs: Any) -> Any:
+        """A native EaxMode whose three OMACs are pycryptodome's own CMAC, as without the agent.
+
+        Native EAX calls ``CMAC.new``, which the agent patches: the exotic
+        buffers a twin exists for must meet native CMAC's handling, not the
+        CMAC target's (whose state after such a buffer differs).
+        """
+        native_new = self._backing.native_new
+        if not kwargs:
+            kwargs = {"nonce": self.nonce, "mac_len": self._mac_len}
+        twin = native_new(self._key, MODE_EAX, **kwargs)
+        factory = sys.modules.get(native_new.__module__)
+        cmac_module = native_new.__module__.split(".")[0] + ".Hash.CMAC"
+        try:
+            cmac_new = patching.get_original(cmac_module, "new")
+        except KeyError:
+            return twin  # CMAC is not patched: native EAX already uses native CMAC
+        if factory is None or not hasattr(twin, "_omac"):
+            return twin
+        params = {k: v for k, v in kwargs.items() if k not in ("nonce", "mac_len")}
+        omacs = [
+            cmac_new(self._key, prefix, ciphermod=factory, cipher_params=params)
+            for prefix in _OMAC_PREFIXES
+        ]
+        omacs[0].update(twin.nonce)
+        twin._omac = omacs
+        twin._signer = omacs[1]
+        return twin
+
+    def _become_native(self) -> Any:
+        """Hand this message to a native twin (only before any payload was processed)."""
+        with _aes_modes.FIRST_USE_LOCK:
+            if self._twin is None:
+                twin = self._new_native(**self._native_kwargs)
+                for chunk in self._aad:
+                    twin.update(chunk)
+                self._twin = twin
+                self._next = _WITH_TWIN
+            return self._twin
+
+    def _native_verdict(self, method: str, *args: Any, **kwargs: Any) -> Any:
+        """Let a native object in the same order-rule state judge a call (it raises native's)."""
+        judge = self._new_native()
+        # Native's error for a bad buffer mid-message depends on how full its
+        # ciphertext OMAC's last block is: bring the judge to the same length
+        # modulo the block (and past one whole block if this object is).
+        size = self._msg_len if self._msg_len < 48 else 32 + self._msg_len % BLOCK_SIZE
+        if self._next is _AFTER_ENCRYPT:
+            judge.encrypt(bytes(size))
+        elif self._next is _AFTER_DECRYPT:
+            judge.decrypt(bytes(size))
+        else:
+            _order_rules.replay(judge, self._next)
+        return getattr(judge, method)(*args, **kwargs)
+
+    def _claim(self, state: frozenset) -> bool:
+        """Move a fresh object to ``state`` unless another thread's call got there first."""
+        with _aes_modes.FIRST_USE_LOCK:
+            if self._next is not _INITIAL:
+                return False
+            self._next = state
+            return True
+
+    def _open(self) -> Any:
+        """The provider's stream, opened once, fed the associated data kept so far."""
+        with _aes_modes.FIRST_USE_LOCK:
+            if self._stream is None:
+                stream = self._provider.stream(self._key, self.nonce)
+                for chunk in self._aad:
+                    stream.authenticate(chunk)
+                self._aad = ()
+                self._stream = stream
+            return self._stream
+
+    def _header(self) -> bytes:
+        return b"".join(self._aad) if self._aad else b""
+
+    # -- associated data ---------------------------------------------------
+
+    def update(self, assoc_data: Any) -> EaxCipher:
+        if self._twin is not None:
+            self._twin.update(assoc_data)
+            return self
+        if self._next is not _INITIAL:
+            self._native_verdict(UPDATE, assoc_data)
+        if not _buffers.is_plain(assoc_data):
+            self._become_native().update(assoc_data)
+            return self
+        if not self._aad:
+            self._aad = []
+        self._aad.append(bytes(assoc_data))
+        return self
+
+    # -- encryption --------------------------------------------------------
+
+    def _payload(self, method: str, data: Any, output: Any) -> Any:
+        """Check a payload call as native would: the bytes to process, or None for a twin."""
+        if method not in self._next:
+            self._native_verdict(method, data, output=output)
+        if not _buffers.servable(data, output):
+            if self._next is _INITIAL:
+                return None
+            # Mid-message only an error can be left to native; if native
+            # accepts the buffer, serve the bytes its C code would read, read
+            # before the judge writes into an output= that shares their memory.
+            raw = _buffers.raw_bytes(data) if _buffers.is_plain(data) else None
+            try:
+                self._native_verdict(method, data, output=output)
+            except Exception:
+                if method == DECRYPT and _buffers.is_plain(data):
+                    # Native MACs a ciphertext before it finds fault with output=.
+                    (self._stream or self._open()).absorb(bytes(data))
+                    self._msg_len += len(data)
+                raise
+            return raw if raw is not None else _buffers.raw_bytes(data)
+        return data
+
+    def encrypt(self, plaintext: Any, output: Any = None) -> bytes | None:
+        if self._twin is not None:
+            return self._twin.encrypt(plaintext, output=output)
+        data = self._payload(ENCRYPT, plaintext, output)
+        if data is None:
+            return self._become_native().encrypt(plaintext, output=output)
+        self._next = _AFTER_ENCRYPT
+        stream = self._stream or self._open()
+        self._msg_len += len(data)
+        self._backing.slot.calls += 1
+        return _buffers.deliver(stream.encrypt(data), output)
+
+    def digest(self) -> bytes:
+        if self._twin is not None:
+            return self._twin.digest()
+        if DIGEST not in self._next:
+            return self._native_verdict(DIGEST)
+        self._next = _AFTER_DIGEST
+        return self._tag or self._finish()
+
+    def hexdigest(self) -> str:
+        return self.digest().hex()
+
+    def encrypt_and_digest(self, plaintext: Any, output: Any = None) -> tuple[Any, bytes]:
+        if (
+            self._next is _INITIAL
+            and output is None
+            and _buffers.is_plain(plaintext)
+            and self._claim(_AFTER_DIGEST)
+        ):
+            ciphertext, tag = self._provider.encrypt(
+                self._key, self.nonce, self._header(), plaintext
+            )
+            self._aad = ()
+            self._tag = tag = tag[: self._mac_len]
+            self._backing.slot.calls += 1
+            return ciphertext, tag
+        return self.encrypt(plaintext, output=output), self.digest()
+
+    # -- decryption --------------------------------------------------------
+
+    def decrypt(self, ciphertext: Any, output: Any = None) -> bytes | None:
+        if self._twin is not None:
+            return self._twin.decrypt(ciphertext, output=output)
+        data = self._payload(DECRYPT, ciphertext, output)
+        if data is None:
+            return self._become_native().decrypt(ciphertext, output=output)
+        self._next = _AFTER_DECRYPT
+        stream = self._stream or self._open()
+        self._msg_len += len(data)
+        self._backing.slot.calls += 1
+        return _buffers.deliver(stream.decrypt(data), output)
+
+    def verify(self, received_mac_tag: Any) -> None:
+        if self._twin is not None:
+            return self._twin.verify(received_mac_tag)
+        if VERIFY not in self._next:
+            return self._native_verdict(VERIFY, received_mac_tag)
+        self._next = _AFTER_VERIFY  # native moves on before it looks at the tag
+        self._judge(self._tag or self._finish(), received_mac_tag)
+        return None
+
+    def hexverify(self, hex_mac_tag: str) -> None:
+        from binascii import unhexlify
+
+        self.verify(unhexlify(hex_mac_tag))
+
+    def decrypt_and_verify(self, ciphertext: Any, received_mac_tag: Any, output: Any = None) -> Any:
+        if (
+            self._next is _INITIAL
+            and output is None
+            and _buffers.is_plain(ciphertext)
+            and self._claim(_AFTER_VERIFY)
+        ):
+            plaintext, tag = self._provider.decrypt(
+                self._key, self.nonce, self._header(), ciphertext
+            )
+            self._aad = ()
+            self._tag = tag = tag[: self._mac_len]
+            self._backing.slot.calls += 1
+            self._judge(tag, received_mac_tag)
+            return plaintext
+        plaintext = self.decrypt(ciphertext, output=output)
+        self.verify(received_mac_tag)
+        return plaintext
+
+    # -- helpers -----------------------------------------------------------
+
+    def _finish(self) -> bytes:
+        stream = self._stream or self._open()
+        self._tag = tag = stream.tag()[: self._mac_len]
+        self._backing.slot.calls += 1
+        return tag
+
+    def _judge(self, tag: bytes, received: Any) -> None:
+        """Raise native's ValueError unless ``received`` is the tag (compared in constant time)."""
+        if _buffers.is_plain(received):
+            if compare_digest(tag, bytes(received)):
+                return
+            raise ValueError("MAC check failed")
+        # 4.x compares with compare_digest, 3.x BLAKE2s-hashes both sides: a
+        # native object that knows the real tag judges an exotic argument.
+        judge = self._new_native()
+        _order_rules.replay(judge, _AFTER_VERIFY)
+        judge._mac_tag = tag
+        judge.verify(received)
+
+
+_KEYWORDS = frozenset(("nonce", "mac_len", "use_aesni"))
+
+
+def builder(backing: Any, on_native: Callable[[Any], None]) -> Callable:
+    """``AES.new``'s builder for MODE_EAX: an EaxCipher, or None for "let native do it"."""
+
+    def build(key: bytes, args: tuple, kwargs: dict) -> Any:
+        if len(args) > 1 or not kwargs.keys() <= _KEYWORDS:
+            return None
+        if args:
+            if "nonce" in kwargs:
+                return None
+            nonce = args[0]
+        else:
+            nonce = kwargs.get("nonce")
+        if nonce is None:
+            nonce = os.urandom(16)  # native's default: 16 random bytes
+        elif not _buffers.is_plain(nonce) or not len(nonce):
+            return None
+        else:
+            nonce = bytes(nonce)
+        mac_len = kwargs.get("mac_len", BLOCK_SIZE)
+        if type(mac_len) is not int or not 2 <= mac_len <= BLOCK_SIZE:
+            return None
+        provider = backing.slot.get() or on_native(backing)
+        if not provider:
+            return None
+        native_kwargs = dict(kwargs)
+        native_kwargs["nonce"] = nonce
+        return EaxCipher(backing, provider, key, nonce, mac_len, native_kwargs)
+
+    build.backing = backing
+    return build
