@@ -40,9 +40,11 @@ def _matplotlib():
         from matplotlib.figure import Figure
         from matplotlib.ticker import FuncFormatter, LogLocator
     except ImportError as exc:
-        raise ChartUnavailable(
-            "matplotlib is not installed (%s); for the chart: %s" % (exc, INSTALL_HINT)
-        ) from exc
+        if exc.name == "matplotlib":
+            problem = "matplotlib is not installed"
+        else:
+            problem = "matplotlib cannot be imported (%s)" % exc
+        raise ChartUnavailable("%s; for the chart: %s" % (problem, INSTALL_HINT)) from exc
     return Figure, FigureCanvasAgg, FuncFormatter, LogLocator
 
 
