@@ -277,3 +277,25 @@ def test_child_options_follow_the_parent():
     assert options.timing_arguments() == [
         "--clock", "cpu", "--quick", "--reps", "3", "--sizes", "64", "--rows", "gcm",
     ]  # fmt: skip
+
+
+def test_a_family_whose_library_is_missing_is_left_out_with_the_reason(monkeypatch):
+    def load(name):
+        if name == "aes":
+            raise ModuleNotFoundError("No module named 'Crypto'", name="Crypto")
+        return type("Family", (), {"NAME": name})
+
+    monkeypatch.setattr(crypto, "load", load)
+    modules, skipped = crypto.load_families(["aes", "hashes"])
+    assert [m.NAME for m in modules] == ["hashes"]
+    assert skipped == {"aes": "pycryptodome (Crypto) is not installed"}
+
+
+def test_a_long_chart_splits_into_two_columns_between_families():
+    from accel_agent.bench import chart
+
+    rows = [{"family": "a"}] * 30 + [{"family": "b"}] * 20 + [{"family": "c"}] * 40
+    assert chart.split_columns(rows[:60]) == [rows[:60]]  # short enough: one column
+    left, right = chart.split_columns(rows)
+    assert (len(left), len(right)) == (50, 40)  # the family boundary nearest the middle
+    assert chart.split_columns([{"family": "a"}] * 90) == [[{"family": "a"}] * 90]

@@ -21,9 +21,14 @@ import textwrap
 
 from accel_agent.bench.families import size_label
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
 INSTALL_HINT = "pip install 'accel-agent[chart]'"
 ROW_INCHES = 0.2  # height of one line of the chart
-WIDTH_INCHES = 10.0
+WIDTH_INCHES = 10.0  # per column
+SINGLE_COLUMN_MAX = 70  # more rows than this: two columns
 AGENT_COLOR = "#1f5fa8"
 DIRECT_COLOR = "#6b6b6b"
 MASKED_COLOR = "#c0392b"
@@ -54,41 +59,107 @@ def _ratio_label(value: float, _position: object = None) -> str:
     return "%.2gx" % value
 
 
+def split_columns(rows: Sequence[dict], max_single: int = SINGLE_COLUMN_MAX) -> list[list[dict]]:
+    """The rows in one column, or in two split between families, as even as the families allow."""
+    if len(rows) <= max_single:
+        return [list(rows)]
+    boundaries = [i for i in range(1, len(rows)) if rows[i]["family"] != rows[i - 1]["family"]]
+    if not boundaries:
+        return [list(rows)]
+    split = min(boundaries, key=lambda i: max(i, len(rows) - i))
+    return [list(rows[:split]), list(rows[split:])]
+
+
 def draw(doc: dict, path: str, footer: str, masked: dict | None = None) -> str:
     """Draw ``doc``'s rows into the PNG ``path``; returns ``path``.
 
     ``footer``: the machine and method, printed under the plot.
     ``masked``: --aesni-ab's child document, whose AES rows add a third marker.
+    A long run is drawn in two columns, split between families.
     """
     Figure, FigureCanvasAgg, FuncFormatter, LogLocator = _matplotlib()
     rows = doc["rows"]
     if not rows:
         raise ValueError("no rows to draw")
     masked_by_key = {(r["row"], r["size"]): r for r in (masked or {}).get("rows", ())}
+    columns = split_columns(rows)
+    width = WIDTH_INCHES * len(columns)
 
-    footer_lines = textwrap.wrap(footer, 150)
+    footer_lines = textwrap.wrap(footer, int(15 * width))
     # Fixed heights in inches: title, legend and the upper tick labels above
     # the plot; the axis label and the footer below it.
     header, below = 1.05, 0.6 + 0.13 * len(footer_lines)
-    height = ROW_INCHES * len(rows) + header + below
-    figure = Figure(figsize=(WIDTH_INCHES, height), dpi=100)
+    longest = max(len(column) for column in columns)
+    height = ROW_INCHES * longest + header + below
+    figure = Figure(figsize=(width, height), dpi=100)
     FigureCanvasAgg(figure)
     top = 1 - header / height
-    bottom = below / height
-    axes = figure.add_axes((0.25, bottom, 0.62, top - bottom))
 
+    # One x range for every column, so positions compare across them.
+    values = [1.0]
+    for r in rows:
+        values += [r["speedup"], r["direct_speedup"]]
+        other = masked_by_key.get((r["row"], r["size"]))
+        if r["family"] == "aes" and other is not None:
+            values.append(other["direct_speedup"])
+    limits = (min(values) / 1.5, max(values) * 1.5)
+
+    legend: dict[str, object] = {}  # label -> handle, from every column (crosses: AES only)
+    for index, column in enumerate(columns):
+        # Label room on the left (2.5 in), the family names on the right (0.7 in).
+        left = (index * WIDTH_INCHES + 2.5) / width
+        span = (WIDTH_INCHES - 3.2) / width
+        plot_height = ROW_INCHES * len(column) / height
+        axes = figure.add_axes((left, top - plot_height, span, plot_height))
+        _plot_column(axes, column, doc["families"], masked_by_key)
+        axes.set_xscale("log")
+        axes.set_xlim(*limits)
+        axes.xaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+        axes.xaxis.set_major_formatter(FuncFormatter(_ratio_label))
+        axes.xaxis.set_minor_formatter(FuncFormatter(lambda *_: ""))
+        axes.tick_params(axis="x", labelsize=8, labeltop=True, top=True)
+        axes.set_xlabel(
+            "speed-up over native pycryptodome (native time / time; log scale; >1x is faster)",
+            fontsize=9,
+        )
+        for handle, label in zip(*axes.get_legend_handles_labels()):
+            legend.setdefault(label, handle)
+    figure.legend(
+        list(legend.values()),
+        list(legend),
+        loc="center",
+        bbox_to_anchor=(0.5, 1 - 0.55 / height),
+        ncol=3,
+        fontsize=8,
+        frameon=False,
+    )
+    figure.suptitle(
+        "accel-agent bench: pycryptodome under the agent, speed-up over native",
+        fontsize=12,
+        y=1 - 0.1 / height,
+        va="top",
+    )
+    figure.text(0.01, 0.08 / height, "\n".join(footer_lines), fontsize=7, va="bottom", ha="left")
+    directory = os.path.dirname(path)
+    if directory:
+        os.makedirs(directory, exist_ok=True)
+    figure.savefig(path, format="png")
+    return path
+
+
+def _plot_column(axes, rows: list[dict], families: Sequence[str], masked_by_key: dict) -> None:
+    """One column: family bands, the 1x line, the dots, diamonds and crosses, the labels."""
     positions = list(range(len(rows)))  # the first row at the top
-    labels = ["%s  %s" % (r["row"], size_label(r["size"])) for r in rows]
     agent = [r["speedup"] for r in rows]
     direct = [r["direct_speedup"] for r in rows]
 
     # Family bands, named on the right.
     start = 0
-    for index, row in enumerate(rows + [None]):
+    for index, row in enumerate([*rows, None]):
         if row is not None and row["family"] == rows[start]["family"]:
             continue
         family = rows[start]["family"]
-        band = doc["families"].index(family) if family in doc["families"] else 0
+        band = families.index(family) if family in families else 0
         axes.axhspan(start - 0.5, index - 0.5, color=BAND_COLORS[band % 2], zorder=0)
         axes.text(
             1.01,
@@ -133,41 +204,7 @@ def draw(doc: dict, path: str, footer: str, masked: dict | None = None) -> str:
             label="direct cryptography, AES-NI masked, vs native",
             zorder=3,
         )
-
-    axes.set_xscale("log")
-    values = agent + direct + [x for x, _ in masked_points]
-    low, high = min(values + [1.0]), max(values + [1.0])
-    axes.set_xlim(low / 1.5, high * 1.5)
-    axes.xaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
-    axes.xaxis.set_major_formatter(FuncFormatter(_ratio_label))
-    axes.xaxis.set_minor_formatter(FuncFormatter(lambda *_: ""))
     axes.grid(axis="x", which="major", color="#d0d0d0", linewidth=0.6, zorder=1)
     axes.set_yticks(positions)
-    axes.set_yticklabels(labels, fontsize=8)
+    axes.set_yticklabels(["%s  %s" % (r["row"], size_label(r["size"])) for r in rows], fontsize=8)
     axes.set_ylim(len(rows) - 0.5, -0.5)
-    axes.tick_params(axis="x", labelsize=8, labeltop=True, top=True)
-    axes.set_xlabel(
-        "speed-up over native pycryptodome (native time / time; log scale; >1x is faster)"
-    )
-    handles, legend_labels = axes.get_legend_handles_labels()
-    figure.legend(
-        handles,
-        legend_labels,
-        loc="center",
-        bbox_to_anchor=(0.56, 1 - 0.55 / height),
-        ncol=3,
-        fontsize=8,
-        frameon=False,
-    )
-    figure.suptitle(
-        "accel-agent bench: pycryptodome under the agent, speed-up over native",
-        fontsize=12,
-        y=1 - 0.1 / height,
-        va="top",
-    )
-    figure.text(0.01, 0.08 / height, "\n".join(footer_lines), fontsize=7, va="bottom", ha="left")
-    directory = os.path.dirname(path)
-    if directory:
-        os.makedirs(directory, exist_ok=True)
-    figure.savefig(path, format="png")
-    return path

@@ -56,6 +56,8 @@ QUICK = (5, 3, 2.0)
 # 600k-iteration PBKDF2): each would cost seconds, --quick promises < 30 s.
 QUICK_SIZES = (64, 16 * 1024)
 QUICK_MAX_CALL_NS = 20e6
+# Import names whose distribution is called otherwise, for "X is not installed".
+DISTRIBUTIONS = {"Crypto": "pycryptodome (Crypto)", "Cryptodome": "pycryptodomex (Cryptodome)"}
 
 
 # --- the agent, switched on and off in this process ---------------------------------
@@ -319,8 +321,12 @@ def load_families(names: Sequence[str]) -> tuple[list, dict[str, str]]:
         try:
             modules.append(load(name))
         except ImportError as exc:
-            missing = getattr(exc, "name", None)
-            skipped[name] = "%s is not installed" % missing if missing else str(exc)
+            missing = (exc.name or "").partition(".")[0]
+            if missing:
+                label = DISTRIBUTIONS.get(missing, missing)
+                skipped[name] = "%s is not installed" % label
+            else:
+                skipped[name] = str(exc)
     return modules, skipped
 
 
