@@ -299,3 +299,17 @@ def test_a_long_chart_splits_into_two_columns_between_families():
     left, right = chart.split_columns(rows)
     assert (len(left), len(right)) == (50, 40)  # the family boundary nearest the middle
     assert chart.split_columns([{"family": "a"}] * 90) == [[{"family": "a"}] * 90]
+
+
+def test_a_shortened_label_keeps_its_marks():
+    from accel_agent.bench.table import Table
+
+    table = Table(["row", "speed-up"], width=20)
+    table.add("pbkdf2-sha256 600k it", "1.00x", suffix="*~")
+    table.add("md5", "7.20x")
+    assert table.render().splitlines() == [
+        "row         speed-up",
+        "-" * 20,
+        "pbkdf2~ *~     1.00x",
+        "md5            7.20x",
+    ]

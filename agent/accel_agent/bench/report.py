@@ -115,9 +115,8 @@ def print_tables(doc: dict) -> None:
         print(wrapped(doc["titles"][family]))
         table = Table([family, "size", "native", "agent", "direct", "agt/nat", "of dir", "MB/s"])
         for r in rows:
-            flags = mark(r)
             table.add(
-                "%s%s" % (r["row"], " " + flags if flags else ""),
+                r["row"],
                 size_label(r["size"]),
                 format_ns(r["native_ns"]),
                 format_ns(r["agent_ns"]),
@@ -125,6 +124,7 @@ def print_tables(doc: dict) -> None:
                 format_ratio(r["speedup"]),
                 "%.2fx" % r["fraction_of_direct"],
                 format_mbps(r["size"], r["agent_ns"]),
+                suffix=mark(r),
             )
         table.print()
     print()
@@ -170,9 +170,15 @@ def print_goals(verdicts: list[dict]) -> None:
     print()
     print("Goals (reported, not enforced)")
     table = Table(["goal", "target", "measured", "verdict"])
-    for v in verdicts:
-        table.add(v["goal"], v["target"], v["measured"], v["verdict"])
+    skipped = 0
+    for v in verdicts:  # the row names say the family; the JSON's "goal" names it too
+        if v["verdict"] == "SKIP":
+            skipped += 1
+            continue
+        table.add(v.get("label", v["goal"]), v["target"], v["measured"], v["verdict"])
     table.print()
+    if skipped:
+        print(wrapped("%d more goals are for rows this run did not measure (SKIP)" % skipped))
     for v in verdicts:
         for slower in v.get("slower_rows", ()):
             print(wrapped("  slower than native: %s" % slower))

@@ -44,17 +44,22 @@ class Table:
     """Rows of text cells, printed aligned within :data:`WIDTH` columns.
 
     The first column is left-aligned and shortened with ``~`` when the table
-    would overflow; the others are right-aligned (they hold numbers).
+    would overflow; the others are right-aligned (they hold numbers). A row's
+    ``suffix`` (marks such as ``*``) follows its first cell and survives the
+    shortening.
     """
 
     def __init__(self, headers: Sequence[str], width: int = WIDTH) -> None:
         self.headers = list(headers)
         self.rows: list[list[str]] = []
+        self.suffixes: dict[int, str] = {}
         self.width = width
 
-    def add(self, *cells: object) -> None:
+    def add(self, *cells: object, suffix: str = "") -> None:
         if len(cells) != len(self.headers):
             raise ValueError("expected %d cells, got %d" % (len(self.headers), len(cells)))
+        if suffix:
+            self.suffixes[len(self.rows)] = " " + suffix
         self.rows.append([str(cell) for cell in cells])
 
     def note(self, text: str) -> None:
@@ -62,26 +67,33 @@ class Table:
         self.rows.append([text])
 
     def render(self) -> str:
-        cells = [row for row in self.rows if len(row) == len(self.headers)]
-        everything = [self.headers] + cells
-        widths = [max(len(row[i]) for row in everything) for i in range(len(self.headers))]
-        overflow = sum(widths) + 2 * (len(widths) - 1) - self.width
+        count = len(self.headers)
+        everything = [(self.headers, "")] + [
+            (row, self.suffixes.get(index, ""))
+            for index, row in enumerate(self.rows)
+            if len(row) == count
+        ]
+        widths = [max(len(row[0]) + len(suffix) for row, suffix in everything)]
+        widths += [max(len(row[i]) for row, _ in everything) for i in range(1, count)]
+        overflow = sum(widths) + 2 * (count - 1) - self.width
         if overflow > 0:
             widths[0] = max(8, widths[0] - overflow)
-        rule = "-" * min(self.width, sum(widths) + 2 * (len(widths) - 1))
+        rule = "-" * min(self.width, sum(widths) + 2 * (count - 1))
         lines = [self._line(self.headers, widths), rule]
         lines += [
-            self._line(row, widths) if len(row) == len(widths) else row[0][: self.width]
-            for row in self.rows
+            self._line(row, widths, self.suffixes.get(index, ""))
+            if len(row) == count
+            else row[0][: self.width]
+            for index, row in enumerate(self.rows)
         ]
         return "\n".join(lines)
 
     @staticmethod
-    def _line(cells: Sequence[str], widths: Sequence[int]) -> str:
-        first = cells[0]
-        if len(first) > widths[0]:
-            first = first[: widths[0] - 1] + "~"
-        parts = [first.ljust(widths[0])]
+    def _line(cells: Sequence[str], widths: Sequence[int], suffix: str = "") -> str:
+        first, room = cells[0], widths[0] - len(suffix)
+        if len(first) > room:
+            first = first[: room - 1] + "~"
+        parts = [(first + suffix).ljust(widths[0])]
         parts += [cell.rjust(width) for cell, width in zip(cells[1:], widths[1:])]
         return "  ".join(parts).rstrip()
 
