@@ -236,11 +236,13 @@ def test_outputs_that_differ_exit_1(agent_state, monkeypatch, tmp_path):
 def test_progress_bar_draws_on_a_terminal_and_erases_itself():
     stream = io.StringIO()
     bar = ProgressBar(stream, enabled=True)
+    bar.waiting("loading the families")
     bar.start(3)
     for label in ("aes ctr 64 B", "aes ctr 1 KiB", "aes ctr 16 KiB"):
         bar.step(label)
     bar.finish()
     drawn = stream.getvalue()
+    assert drawn.startswith("\r\x1b[Kloading the families\r")
     assert "[" + "." * 20 + "] 1/3  aes ctr 64 B" in drawn
     assert "3/3" in drawn and "left  aes ctr 16 KiB" in drawn
     assert drawn.endswith("\r\x1b[K")
@@ -249,6 +251,7 @@ def test_progress_bar_draws_on_a_terminal_and_erases_itself():
 def test_progress_bar_is_silent_off_a_terminal():
     stream = io.StringIO()  # isatty() is False
     bar = ProgressBar(stream)
+    bar.waiting("loading the families")
     bar.start(1)
     bar.step("aes ctr 64 B")
     bar.finish()

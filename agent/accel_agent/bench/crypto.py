@@ -302,6 +302,9 @@ def run_row(family_name: str, row, size: int, switch: AgentSwitch, settings: Set
 class NullProgress:
     """What :func:`run` reports progress to when nobody watches."""
 
+    def waiting(self, label: str) -> None:
+        pass
+
     def start(self, total: int) -> None:
         pass
 
@@ -336,10 +339,12 @@ def load_families(names: Sequence[str]) -> tuple[list, dict[str, str]]:
 def run(families: Sequence[str], settings: Settings, switch: AgentSwitch, progress=None) -> dict:
     """Every selected row of every family; the agent is active when this returns.
 
-    ``progress`` gets ``start(total)``, ``step(label)`` before each row and
-    ``finish()`` (:class:`accel_agent.bench.progress.ProgressBar`).
+    ``progress`` gets ``waiting(label)`` while the families load, then
+    ``start(total)``, ``step(label)`` before each row and ``finish()``
+    (:class:`accel_agent.bench.progress.ProgressBar`).
     """
     progress = progress or NullProgress()
+    progress.waiting("loading the families, running the agent's self-checks...")
     switch.agent()  # families import pycryptodome with the agent's import hook in place
     modules, skipped_families = load_families(families)
     agent_status = switch.status(resolve=True)

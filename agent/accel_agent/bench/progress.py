@@ -32,6 +32,13 @@ class ProgressBar:
         self.done = 0
         self.started = 0.0
 
+    def waiting(self, label: str) -> None:
+        """Say what happens before the first item (imports, self-checks)."""
+        if self.enabled:
+            width = shutil.get_terminal_size((80, 24)).columns - 1
+            self.stream.write(("\r\x1b[K%s%s" % (self.prefix, label))[:width])
+            self.stream.flush()
+
     def start(self, total: int) -> None:
         self.total, self.done, self.started = total, 0, time.monotonic()
 
