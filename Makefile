@@ -61,7 +61,7 @@ $(VENV)/.installed-test: $(VENV)/pyvenv.cfg $(AGENT_SOURCES)
 	@touch $@
 
 # The other libraries the agent patches (issue 9), pinned in requirements/: the
-# bench has rows for them (bench/families/python_ecdsa.py, ...).
+# bench has rows for them (agent/accel_agent/bench/families/python_ecdsa.py, ...).
 LIBRARY_PINS := $(wildcard requirements/python-*.txt requirements/pyaes*.txt)
 
 $(VENV)/.installed-libraries: $(VENV)/pyvenv.cfg $(LIBRARY_PINS)

@@ -273,10 +273,10 @@ def bench(
     loops: int | None,
     sample_ms: float | None,
 ) -> None:
-    """Time pycryptodome native, under the agent, and pyca/cryptography directly.
+    """Time pycryptodome (and the other libraries) native, under the agent, and cryptography.
 
     Prints one table per family, writes the rows as CSV and a PNG chart of
-    the speed-ups; exit 1 if a row's outputs differ from native pycryptodome's.
+    the speed-ups; exit 1 if a row's outputs differ from the native library's.
     """
     from accel_agent.bench import aesni, command
 
@@ -308,7 +308,7 @@ def bench(
     if outcome.chart_problem:
         click.echo("accel-agent: no chart: %s" % outcome.chart_problem, err=True)
     if outcome.broken:
-        _fail("a row's outputs differed from native pycryptodome's, or it raised", BROKEN_ROWS)
+        _fail("a row's outputs differed from the native library's, or it raised", BROKEN_ROWS)
     if not outcome.measured:
         _fail(
             "nothing measured: every selected family or row was left out (is pycryptodome "

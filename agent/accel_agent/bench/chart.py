@@ -119,7 +119,7 @@ def draw(doc: dict, path: str, footer: str, masked: dict | None = None) -> str:
         axes.xaxis.set_minor_formatter(FuncFormatter(lambda *_: ""))
         axes.tick_params(axis="x", labelsize=8, labeltop=True, top=True)
         axes.set_xlabel(
-            "speed-up over native pycryptodome (native time / time; log scale; >1x is faster)",
+            "speed-up over the library's own code (native time / time; log scale; >1x is faster)",
             fontsize=9,
         )
         for handle, label in zip(*axes.get_legend_handles_labels()):
@@ -134,7 +134,7 @@ def draw(doc: dict, path: str, footer: str, masked: dict | None = None) -> str:
         frameon=False,
     )
     figure.suptitle(
-        "accel-agent bench: pycryptodome under the agent, speed-up over native",
+        "accel-agent bench: pycryptodome (and other libraries) under the agent vs native",
         fontsize=12,
         y=1 - 0.1 / height,
         va="top",

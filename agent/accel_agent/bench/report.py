@@ -60,7 +60,7 @@ def machine_line(machine: dict) -> str:
 
 
 def print_header(doc: dict, settings_text: str) -> None:
-    print("accel-agent bench: pycryptodome native vs under the agent vs pyca/cryptography")
+    print("accel-agent bench: each library native vs under the agent vs pyca/cryptography")
     print(wrapped("machine: %s" % machine_line(doc["machine"])))
     agent = doc["agent"]
     print(
@@ -146,7 +146,7 @@ def notes(doc: dict) -> list[str]:
     for r in rows:
         if r["outputs_differ"]:
             found.append(
-                "! OUTPUTS DIFFER from native pycryptodome's, row not comparable: %s %s (%s)"
+                "! OUTPUTS DIFFER from the native library's, row not comparable: %s %s (%s)"
                 % (r["row"], size_label(r["size"]), ", ".join(r["outputs_differ"]))
             )
     for error in doc["errors"]:
