@@ -303,6 +303,11 @@ def bench(
         outcome = command.execute(options)
     except aesni.MaskedRunFailed as exc:
         _fail("the AES-NI-masked run failed: %s" % exc, BROKEN_ROWS)
+    except BrokenPipeError:
+        # stdout was closed early (`| head`): no reader is left. Python's docs'
+        # recipe: point stdout at devnull so the exit's flush does not fail again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        sys.exit(OK)
     except OSError as exc:
         _fail("cannot write %s (%s)" % (exc.filename, exc.strerror or exc), CANNOT_WRITE)
     if outcome.chart_problem:

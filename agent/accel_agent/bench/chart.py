@@ -106,9 +106,10 @@ def draw(doc: dict, path: str, footer: str, masked: dict | None = None) -> str:
 
     legend: dict[str, object] = {}  # label -> handle, from every column (crosses: AES only)
     for index, column in enumerate(columns):
-        # Label room on the left (2.5 in), the family names on the right (0.7 in).
+        # Label room on the left (2.5 in), the family names on the right
+        # (1.2 in: "python_ecdsa" in bold).
         left = (index * WIDTH_INCHES + 2.5) / width
-        span = (WIDTH_INCHES - 3.2) / width
+        span = (WIDTH_INCHES - 3.7) / width
         plot_height = ROW_INCHES * len(column) / height
         axes = figure.add_axes((left, top - plot_height, span, plot_height))
         _plot_column(axes, column, doc["families"], masked_by_key)

@@ -142,7 +142,25 @@ def machine_facts() -> dict[str, object]:
             present = set(value.split())
             facts["cpu_flags"] = [flag for flag in wanted if flag in present]
     facts.update(library_versions())
+    facts["other_libraries"] = other_library_versions()
     return facts
+
+
+# Other libraries the agent patches that have benchmark families (distribution names).
+OTHER_LIBRARIES = ("ecdsa", "pyaes", "rsa")
+
+
+def other_library_versions() -> dict[str, str]:
+    """{distribution: version} of the other patched libraries installed here."""
+    from importlib import metadata
+
+    versions = {}
+    for dist in OTHER_LIBRARIES:
+        try:
+            versions[dist] = metadata.version(dist)
+        except metadata.PackageNotFoundError:
+            continue
+    return versions
 
 
 def library_versions() -> dict[str, str | None]:

@@ -54,6 +54,9 @@ def machine_line(machine: dict) -> str:
         machine["cryptography"],
         machine["openssl"],
     )
+    others = machine.get("other_libraries") or {}
+    if others:
+        text += "; " + ", ".join("%s %s" % item for item in sorted(others.items()))
     if machine.get("openssl_ia32cap"):
         text += "; OPENSSL_ia32cap=%s" % machine["openssl_ia32cap"]
     return text
