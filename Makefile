@@ -6,7 +6,8 @@
 #   make test    install '.[test]', run the test suite (pytest -n auto)
 #   make lint    ruff check, and docs/activation.md's settings table is current
 #   make bench   start-up cost, then native vs agent vs cryptography per primitive
-#                (BENCH_ARGS for the first, CRYPTO_BENCH_ARGS="--quick" for the second)
+#                (BENCH_ARGS for the first, CRYPTO_BENCH_ARGS="--quick" for the second;
+#                the second is `accel-agent bench`: CSV and chart in bench/results/)
 #   make bench-startup-all   idle start-up cost on each Python 3.9-3.13
 #   make bench-crypto        per-call: native vs agent vs cryptography
 #   make multipython         start-up tests + smoke on each Python 3.9-3.13
@@ -20,6 +21,9 @@ PIP := $(PY) -m pip --disable-pip-version-check
 PYTEST_ARGS ?=
 BENCH_ARGS ?=
 CRYPTO_BENCH_ARGS ?=
+# accel-agent bench's CSV and chart (the chart when matplotlib is installed:
+# pip install '.[chart]' into the venv).
+CRYPTO_FILES := --csv bench/results/crypto.csv --chart bench/results/crypto.png
 
 # The project is installed non-editable (the tests exercise the real wheel
 # layout with its .pth), so any change under agent/ must reinstall it.
@@ -47,12 +51,17 @@ $(VENV)/.installed-run: $(VENV)/pyvenv.cfg $(AGENT_SOURCES)
 	$(PIP) install -q '.[pycryptodome]'
 	@touch $@
 
+# The benchmark draws its chart with matplotlib (the chart extra).
+$(VENV)/.installed-bench: $(VENV)/pyvenv.cfg $(AGENT_SOURCES)
+	$(PIP) install -q '.[pycryptodome,chart]'
+	@touch $@
+
 $(VENV)/.installed-test: $(VENV)/pyvenv.cfg $(AGENT_SOURCES)
 	$(PIP) install -q '.[test]'
 	@touch $@
 
 # The other libraries the agent patches (issue 9), pinned in requirements/: the
-# bench has rows for them (bench/families/python_ecdsa.py, ...).
+# bench has rows for them (agent/accel_agent/bench/families/python_ecdsa.py, ...).
 LIBRARY_PINS := $(wildcard requirements/python-*.txt requirements/pyaes*.txt)
 
 $(VENV)/.installed-libraries: $(VENV)/pyvenv.cfg $(LIBRARY_PINS)
@@ -84,16 +93,16 @@ lint: $(VENV)/.installed-dev
 # The start-up cost, then every family side by side: native pycryptodome,
 # pycryptodome under the agent, direct pyca/cryptography, with ratios and the
 # issues' goals (reported, not enforced: the machine is shared and noisy).
-bench: $(VENV)/.installed-run $(VENV)/.installed-libraries
+bench: $(VENV)/.installed-run $(VENV)/.installed-bench $(VENV)/.installed-libraries
 	$(PY) -m bench.startup $(BENCH_ARGS)
-	$(PY) -m bench.crypto --check-goals --csv bench/results/crypto.csv $(CRYPTO_BENCH_ARGS)
+	$(VENV)/bin/accel-agent bench --check-goals $(CRYPTO_FILES) $(CRYPTO_BENCH_ARGS)
 
 # One line per Python 3.9-3.13 found under pyenv: the idle start-up cost.
 bench-startup-all: $(VENV)/.installed-run
 	$(PY) -m bench.startup --all-pythons $(BENCH_ARGS)
 
-bench-crypto: $(VENV)/.installed-run $(VENV)/.installed-libraries
-	$(PY) -m bench.crypto $(BENCH_ARGS)
+bench-crypto: $(VENV)/.installed-bench $(VENV)/.installed-libraries
+	$(VENV)/bin/accel-agent bench $(CRYPTO_FILES) $(BENCH_ARGS)
 
 wheel: $(VENV)/pyvenv.cfg
 	rm -rf dist

@@ -5,12 +5,13 @@
   frequency, a neighbour's load, page cache) hits every case alike;
 * :func:`paired_differences` compares each case with a baseline round by
   round, which is steadier than subtracting two medians;
-* :class:`Table` prints rows within 80 columns; :func:`format_time` and
-  :func:`format_ratio` give every benchmark the same units.
+* :class:`Table`, :func:`format_time`, :func:`format_ratio` and
+  :func:`verdict` come from ``accel_agent.bench.table`` (the installed
+  package, which ``accel-agent bench`` uses too): one implementation.
 
-A crypto benchmark adds rows by timing ``lambda: cipher.encrypt(data)``
-against ``lambda: native.encrypt(data)`` with :func:`interleaved` and
-``inner`` set so that one sample lasts well above the timer's resolution.
+The per-call crypto benchmark is ``accel_agent.bench`` (``accel-agent
+bench``); this directory keeps the start-up benchmark, which needs the
+source tree's venvs.
 """
 
 from __future__ import annotations
@@ -19,11 +20,24 @@ import math
 import statistics
 import time
 
+from accel_agent.bench.table import WIDTH, Table, format_ratio, format_time, verdict
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
-WIDTH = 80
+__all__ = [
+    "WIDTH",
+    "Table",
+    "format_ms",
+    "format_ratio",
+    "format_time",
+    "interleaved",
+    "median",
+    "paired_differences",
+    "percentile",
+    "verdict",
+]
 
 
 def interleaved(
@@ -78,79 +92,6 @@ def paired_differences(samples: dict[str, list[float]], baseline: str) -> dict[s
     }
 
 
-def format_time(seconds: float) -> str:
-    """Seconds in the unit that keeps three significant digits readable."""
-    magnitude = abs(seconds)
-    for unit, scale in (("s", 1.0), ("ms", 1e-3), ("us", 1e-6), ("ns", 1e-9)):
-        if magnitude >= scale or unit == "ns":
-            value = seconds / scale
-            digits = 2 if abs(value) < 10 else 1 if abs(value) < 100 else 0
-            return "%.*f %s" % (digits, value, unit)
-    raise AssertionError("unreachable")
-
-
 def format_ms(seconds: float, signed: bool = False) -> str:
     """Milliseconds with two decimals, e.g. ``"14.21"`` or ``"+0.08"``."""
     return ("%+.2f" if signed else "%.2f") % (seconds * 1e3)
-
-
-def format_ratio(value: float) -> str:
-    """``"1.02x"``; how many times the baseline a case takes (or runs, for speedups)."""
-    if value >= 100:
-        return "%.0fx" % value
-    if value >= 10:
-        return "%.1fx" % value
-    return "%.2fx" % value
-
-
-def verdict(passed: bool) -> str:
-    return "PASS" if passed else "FAIL"
-
-
-class Table:
-    """Rows of text cells, printed aligned within :data:`WIDTH` columns.
-
-    The first column is left-aligned and shortened with ``~`` when the table
-    would overflow; the others are right-aligned (they hold numbers).
-    """
-
-    def __init__(self, headers: Sequence[str], width: int = WIDTH) -> None:
-        self.headers = list(headers)
-        self.rows: list[list[str]] = []
-        self.width = width
-
-    def add(self, *cells: object) -> None:
-        if len(cells) != len(self.headers):
-            raise ValueError("expected %d cells, got %d" % (len(self.headers), len(cells)))
-        self.rows.append([str(cell) for cell in cells])
-
-    def note(self, text: str) -> None:
-        """A line printed as is among the rows (a skipped case, say); it sets no width."""
-        self.rows.append([text])
-
-    def render(self) -> str:
-        cells = [row for row in self.rows if len(row) == len(self.headers)]
-        everything = [self.headers] + cells
-        widths = [max(len(row[i]) for row in everything) for i in range(len(self.headers))]
-        overflow = sum(widths) + 2 * (len(widths) - 1) - self.width
-        if overflow > 0:
-            widths[0] = max(8, widths[0] - overflow)
-        rule = "-" * min(self.width, sum(widths) + 2 * (len(widths) - 1))
-        lines = [self._line(self.headers, widths), rule]
-        lines += [
-            self._line(row, widths) if len(row) == len(widths) else row[0][: self.width]
-            for row in self.rows
-        ]
-        return "\n".join(lines)
-
-    @staticmethod
-    def _line(cells: Sequence[str], widths: Sequence[int]) -> str:
-        first = cells[0]
-        if len(first) > widths[0]:
-            first = first[: widths[0] - 1] + "~"
-        parts = [first.ljust(widths[0])]
-        parts += [cell.rjust(width) for cell, width in zip(cells[1:], widths[1:])]
-        return "  ".join(parts).rstrip()
-
-    def print(self) -> None:
-        print(self.render())

@@ -28,7 +28,7 @@ import os
 import statistics
 import time
 
-from bench.families import size_label
+from accel_agent.bench.families import size_label
 
 SIZES = {"64": 64, "1K": 1024, "16K": 16 * 1024, "1M": 1024 * 1024}
 

@@ -1,4 +1,4 @@
-"""The ``accel-agent`` command: verify, calibrate, status, run, enable, disable.
+"""The ``accel-agent`` command: verify, calibrate, status, run, enable, disable, bench.
 
 Exit codes are named constants (coverage.py's ``cmdline.py`` practice) and
 documented in docs/cli.md; every expected error becomes one line on stderr
@@ -14,13 +14,16 @@ import sys
 import click
 
 from accel_agent import __version__, _boot, config
+from accel_agent.bench.families import FAMILIES  # names only: no family module is imported
 
 OK = 0
 UNHEALTHY = 1  # verify: something that should be accelerated is not
 USAGE = 2  # click's own code for bad arguments
 CANNOT_WRITE = 3  # enable/disable: the environment's site-packages is not writable
 NOT_INSTALLED = 4  # enable/status: the start-up hook is not installed in this environment
+NOTHING_MEASURED = 5  # bench: no row could be measured (pycryptodome missing, say)
 COMMAND_NOT_FOUND = 127  # run: the command does not exist (as a shell says)
+BROKEN_ROWS = 1  # bench: a row's outputs differed from native pycryptodome's, or it raised
 
 ACTIVE_MODES = ("on", "quiet", "assert")
 
@@ -179,6 +182,145 @@ def disable() -> None:
     click.echo(
         "accel-agent: no default mode for %s (off unless asked)" % os.path.dirname(conf_path)
     )
+
+
+def _comma_list(value: tuple[str, ...]) -> list[str]:
+    return [part.strip() for item in value for part in item.split(",") if part.strip()]
+
+
+def _sizes(_ctx: click.Context, _param: click.Parameter, value: str | None) -> list[int]:
+    """ "64,1K,16KiB,1M" -> [64, 1024, 16384, 1048576]."""
+    sizes = []
+    for part in _comma_list((value,) if value else ()):
+        text = part.upper().replace("IB", "").replace("B", "")
+        scale = {"K": 1024, "M": 1024 * 1024}.get(text[-1:], 1)
+        try:
+            sizes.append(int(text[:-1] if scale > 1 else text) * scale)
+        except ValueError:
+            raise click.BadParameter("%r is not a size like 64, 1K or 1M" % part) from None
+    return sizes
+
+
+@cli.command()
+@click.option("--quick", is_flag=True, help="Only 64 B and 16 KiB, short samples (< 30 s).")
+@click.option(
+    "--family",
+    "families",
+    multiple=True,
+    metavar="NAME",
+    help="Only these families (repeat or comma-separate): %s." % ", ".join(FAMILIES),
+)
+@click.option(
+    "--rows", multiple=True, metavar="TEXT", help="Only rows whose label contains one of these."
+)
+@click.option(
+    "--sizes",
+    callback=_sizes,
+    metavar="LIST",
+    help="Message sizes, e.g. 64,1K,16K,1M (default: these four; --quick: 64,16K).",
+)
+@click.option(
+    "--csv",
+    "csv_path",
+    default="accel-agent-bench.csv",
+    show_default=True,
+    metavar="PATH",
+    help="The rows as CSV.",
+)
+@click.option(
+    "--chart",
+    "chart_path",
+    default="accel-agent-bench.png",
+    show_default=True,
+    metavar="PATH",
+    help="PNG chart of the speed-ups (needs matplotlib: pip install 'accel-agent[chart]').",
+)
+@click.option("--no-files", is_flag=True, help="Write neither the CSV nor the chart.")
+@click.option("--aesni-ab", is_flag=True, help="Repeat the AES rows with OpenSSL's AES-NI masked.")
+@click.option("--check-goals", is_flag=True, help="Report the issues' goals as PASS/FAIL.")
+@click.option("--json", "as_json", is_flag=True, help="Print the measurements as JSON.")
+@click.option(
+    "--progress/--no-progress", default=None, help="Progress bar on stderr [default: on a tty]."
+)
+@click.option(
+    "--clock",
+    type=click.Choice(["cpu", "wall"]),
+    default="cpu",
+    show_default=True,
+    help="cpu: this thread's CPU time, immune to other processes; wall: the wall clock.",
+)
+@click.option(
+    "--reps", type=click.IntRange(min=1), metavar="N", help="Interleaved samples per variant."
+)
+@click.option("--loops", type=click.IntRange(min=1), metavar="N", help="Timing loops per sample.")
+@click.option(
+    "--sample-ms", type=click.FloatRange(min=0.01), metavar="MS", help="Length of one sample."
+)
+def bench(
+    quick: bool,
+    families: tuple[str, ...],
+    rows: tuple[str, ...],
+    sizes: list[int],
+    csv_path: str,
+    chart_path: str,
+    no_files: bool,
+    aesni_ab: bool,
+    check_goals: bool,
+    as_json: bool,
+    progress: bool | None,
+    clock: str,
+    reps: int | None,
+    loops: int | None,
+    sample_ms: float | None,
+) -> None:
+    """Time pycryptodome (and the other libraries) native, under the agent, and cryptography.
+
+    Prints one table per family, writes the rows as CSV and a PNG chart of
+    the speed-ups; exit 1 if a row's outputs differ from the native library's.
+    """
+    from accel_agent.bench import aesni, command
+
+    try:
+        options = command.Options(
+            families=_comma_list(families),
+            quick=quick,
+            rows=_comma_list(rows),
+            sizes=sizes,
+            reps=reps,
+            loops=loops,
+            sample_ms=sample_ms,
+            clock=clock,
+            csv_path=None if no_files else csv_path,
+            chart_path=None if no_files else chart_path,
+            as_json=as_json,
+            check_goals=check_goals,
+            aesni_ab=aesni_ab,
+            progress=progress,
+        )
+    except command.UnknownFamily as exc:
+        raise click.BadParameter(str(exc), param_hint="'--family'") from None
+    try:
+        outcome = command.execute(options)
+    except aesni.MaskedRunFailed as exc:
+        _fail("the AES-NI-masked run failed: %s" % exc, BROKEN_ROWS)
+    except BrokenPipeError:
+        # stdout was closed early (`| head`): no reader is left. Python's docs'
+        # recipe: point stdout at devnull so the exit's flush does not fail again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        sys.exit(OK)
+    except OSError as exc:
+        _fail("cannot write %s (%s)" % (exc.filename, exc.strerror or exc), CANNOT_WRITE)
+    if outcome.chart_problem:
+        click.echo("accel-agent: no chart: %s" % outcome.chart_problem, err=True)
+    if outcome.broken:
+        _fail("a row's outputs differed from the native library's, or it raised", BROKEN_ROWS)
+    if not outcome.measured:
+        _fail(
+            "nothing measured: every selected family or row was left out (is pycryptodome "
+            "installed? pip install 'accel-agent[pycryptodome]')",
+            NOTHING_MEASURED,
+        )
+    sys.exit(OK)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,10 +1,10 @@
 """Timing core of the crypto benchmark: interleaved variants that need different process state.
 
-``bench/common.py``'s :func:`~bench.common.interleaved` times plain
-callables. Here the same pycryptodome callable is timed in two states of
-the process (agent uninstalled, agent active), so each :class:`Variant`
-carries an ``enter`` function that puts the process in its state; it runs
-before every sample, outside the timed region.
+The start-up benchmark's ``interleaved`` (``bench/common.py`` in the
+source tree) times plain callables. Here the same pycryptodome callable is
+timed in two states of the process (agent uninstalled, agent active), so
+each :class:`Variant` carries an ``enter`` function that puts the process
+in its state; it runs before every sample, outside the timed region.
 
 The shape of a measurement (timeit's, with pyperf's interleaving):
 

@@ -16,7 +16,7 @@ from Crypto.Cipher import ChaCha20, ChaCha20_Poly1305
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms
 from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
 
-from bench.families import KIB, MIB, Goal, Row, random_bytes
+from accel_agent.bench.families import KIB, MIB, Goal, Row, random_bytes
 
 NAME = "chacha"
 TITLE = "ChaCha20 and (X)ChaCha20-Poly1305, 256-bit keys; one new cipher per message"

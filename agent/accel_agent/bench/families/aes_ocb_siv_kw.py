@@ -15,7 +15,7 @@ from Crypto.Cipher import AES
 from cryptography.hazmat.primitives import keywrap
 from cryptography.hazmat.primitives.ciphers.aead import AESOCB3, AESSIV
 
-from bench.families import KIB, Row, random_bytes
+from accel_agent.bench.families import KIB, Row, random_bytes
 
 NAME = "aes_ocb_siv_kw"
 TITLE = "AES-OCB3, AES-SIV, AES-KW/KWP (AES-128); one new cipher per message"

@@ -15,7 +15,7 @@ from Crypto.Cipher import AES
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
-from bench.families import KIB, MIB, Goal, Row, random_bytes
+from accel_agent.bench.families import KIB, MIB, Goal, Row, random_bytes
 
 try:  # cryptography 43+: CFB, CFB8 and OFB live in "decrepit" (the old names warn)
     from cryptography.hazmat.decrepit.ciphers.modes import CFB, CFB8, OFB

@@ -16,7 +16,7 @@ import pyaes
 from cryptography.hazmat.primitives import padding
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
 
-from bench.families import KIB, Goal, Row, random_bytes
+from accel_agent.bench.families import KIB, Goal, Row, random_bytes
 
 try:  # cryptography 43+: CFB8 and OFB live in "decrepit" (the old names warn)
     from cryptography.hazmat.decrepit.ciphers.modes import CFB8, OFB

@@ -20,7 +20,7 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from ecdsa import NIST192p, NIST256p, NIST384p, SECP256k1, SigningKey
 from ecdsa.util import sigencode_der, sigencode_string
 
-from bench.families import Goal, Row, random_bytes
+from accel_agent.bench.families import Goal, Row, random_bytes
 
 NAME = "python_ecdsa"
 TITLE = (

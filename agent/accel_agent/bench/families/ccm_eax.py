@@ -16,7 +16,7 @@ from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
 from cryptography.hazmat.primitives.ciphers.aead import AESCCM
 from cryptography.hazmat.primitives.cmac import CMAC
 
-from bench.families import KIB, MIB, STANDARD_SIZES, Goal, Row, random_bytes
+from accel_agent.bench.families import KIB, MIB, STANDARD_SIZES, Goal, Row, random_bytes
 
 NAME = "ccm_eax"
 TITLE = "AES-128 CCM and EAX (11/16-byte nonce, 16-byte tag, 16-byte header)"

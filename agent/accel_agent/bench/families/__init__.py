@@ -1,6 +1,9 @@
 """The crypto benchmark's families: one module per family, each a declarative list of rows.
 
-A family module (``bench/families/aes.py`` is the model) defines:
+A family module (``agent/accel_agent/bench/families/aes.py`` is the model)
+imports its helpers from this package
+(``from accel_agent.bench.families import KIB, MIB, Goal, Row, random_bytes``)
+and defines:
 
 * ``NAME`` - what ``--family`` selects (``"aes"``);
 * ``TITLE`` - one line printed above the family's table;
@@ -20,8 +23,17 @@ call time (``AES.new(...)``, never a ``new`` bound at import), or the agent's
 patch would be invisible to it. Per-call objects (ciphers, contexts) are
 created inside the callables: the common usage is one new cipher per message.
 
-Adding a family (hashes, HMAC, KDFs, ChaCha20, RSA/ECDSA): a new module here
-with those four names, and its name in :data:`FAMILIES`.
+Adding a family: a new module here with those four names, and its name in
+:data:`FAMILIES`; ``accel-agent bench --family NAME`` then runs it. A family
+whose library is not installed (its import raises ImportError) is left out
+of a run with that reason, so a family may measure an optional library
+(python-rsa, pyaes...). The modules are imported only by the benchmark.
+
+Moving a family written for the old ``bench/families/`` (before the
+benchmark moved into the package): ``git mv bench/families/X.py
+agent/accel_agent/bench/families/X.py``, then in it
+``from bench.families import`` becomes ``from accel_agent.bench.families
+import``; nothing else changes.
 """
 
 from __future__ import annotations

@@ -35,7 +35,7 @@ from Crypto.Hash import (
 )
 from Crypto.Protocol.KDF import HKDF, PBKDF2, scrypt
 
-from bench.families import MIB, Goal, Row, random_bytes
+from accel_agent.bench.families import MIB, Goal, Row, random_bytes
 
 NAME = "hashes"
 TITLE = "hashes, HMAC (32-byte key), AES-CMAC and KDFs; one new object per message"

@@ -18,7 +18,7 @@ from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric import padding
 from cryptography.hazmat.primitives.asymmetric import rsa as crsa
 
-from bench.families import Goal, Row, random_bytes
+from accel_agent.bench.families import Goal, Row, random_bytes
 
 try:
     import rsa

@@ -23,7 +23,7 @@ from Crypto.Signature import DSS, eddsa, pkcs1_15, pss
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric import ec, ed25519, padding, rsa
 
-from bench.families import Goal, Row, random_bytes
+from accel_agent.bench.families import Goal, Row, random_bytes
 
 NAME = "pubkey"
 TITLE = (
