@@ -51,18 +51,23 @@ def cli() -> None:
 )
 def verify(as_json: bool, no_cpuinfo: bool) -> None:
     """Check this machine: platform, CPU, OpenSSL, every primitive; exit 1 if unhealthy."""
-    from accel_agent import activation, report, verify_report
+    from accel_agent import activation, registry, report, verify_report
 
     activation.activate("quiet")
-    verify_report.exercise_targets()
-    facts = report.summary(resolve=True)
+    # The report names every fallback; quiet mode's stderr line for each would repeat it.
+    saved, registry.report_fallbacks = registry.report_fallbacks, False
+    try:
+        verify_report.exercise_targets()
+        facts = report.summary(resolve=True)
+    finally:
+        registry.report_fallbacks = saved
     facts["cpu"] = verify_report.cpu_details(facts["platform"], use_cpuinfo=not no_cpuinfo)
     facts["environment"] = _environment_facts()
     facts["calibration"] = verify_report.calibration_facts()
     if as_json:
         click.echo(json.dumps(facts, indent=2, sort_keys=True))
     else:
-        click.echo(verify_report.render(facts))
+        click.echo(verify_report.render(facts, styled=True))
     sys.exit(OK if facts["healthy"] else UNHEALTHY)
 
 
