@@ -23,6 +23,10 @@ NOT_INSTALLED = 4  # enable/status: the start-up hook is not installed in this e
 COMMAND_NOT_FOUND = 127  # run: the command does not exist (as a shell says)
 
 ACTIVE_MODES = ("on", "quiet", "assert")
+_MODE_HELP = (
+    "on: two status lines on stderr; quiet: silent, problems only; "
+    "assert: exit 1 before the program runs unless accelerated."
+)
 
 
 def _fail(message: str, code: int) -> None:
@@ -42,7 +46,7 @@ def cli() -> None:
     """accel-agent: pycryptodome on OpenSSL, with no change to the application."""
 
 
-@cli.command()
+@cli.command(short_help="Check this machine and every primitive; exit 1 if unhealthy.")
 @click.option("--json", "as_json", is_flag=True, help="Print the facts as JSON (for fleets).")
 @click.option(
     "--no-cpuinfo",
@@ -71,7 +75,7 @@ def verify(as_json: bool, no_cpuinfo: bool) -> None:
     sys.exit(OK if facts["healthy"] else UNHEALTHY)
 
 
-@cli.command()
+@cli.command(short_help="Time OpenSSL against native here; cache the faster choice.")
 @click.option("--json", "as_json", is_flag=True, help="Print the measurements as JSON.")
 @click.option("--quick", is_flag=True, help="Shorter timings (noisier).")
 def calibrate(as_json: bool, quick: bool) -> None:
@@ -109,7 +113,7 @@ def _environment_facts() -> dict[str, object]:
     }
 
 
-@cli.command()
+@cli.command(short_help="Show this environment's default mode and start-up hook.")
 @click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
 def status(as_json: bool) -> None:
     """Show this environment's default mode and where the start-up hook lives."""
@@ -133,8 +137,13 @@ def status(as_json: bool) -> None:
         click.echo("accel-agent: %s" % warning, err=True)
 
 
-@cli.command(context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False})
-@click.option("--mode", type=click.Choice(ACTIVE_MODES), default="on", show_default=True)
+@cli.command(
+    short_help="Run a command with the agent on, its Python children included.",
+    context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False},
+)
+@click.option(
+    "--mode", type=click.Choice(ACTIVE_MODES), default="on", show_default=True, help=_MODE_HELP
+)
 @click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
 def run(mode: str, command: tuple[str, ...]) -> None:
     """Run COMMAND with the agent active in it and in every Python child it starts."""
@@ -148,8 +157,10 @@ def run(mode: str, command: tuple[str, ...]) -> None:
         _fail("cannot run %s: %s" % (command[0], exc.strerror or exc), COMMAND_NOT_FOUND)
 
 
-@cli.command()
-@click.option("--mode", type=click.Choice(ACTIVE_MODES), default="quiet", show_default=True)
+@cli.command(short_help="Make a mode this environment's default (no flag needed).")
+@click.option(
+    "--mode", type=click.Choice(ACTIVE_MODES), default="quiet", show_default=True, help=_MODE_HELP
+)
 @click.option(
     "--exclude", default=None, help="Comma-separated families, primitives or providers kept native."
 )
@@ -171,7 +182,7 @@ def enable(mode: str, exclude: str | None) -> None:
     click.echo("accel-agent: default mode for %s is now %s" % (os.path.dirname(conf_path), mode))
 
 
-@cli.command()
+@cli.command(short_help="Remove this environment's default mode.")
 def disable() -> None:
     """Remove this environment's default: the agent runs only when asked (-X accel, ACCEL_AGENT)."""
     _, conf_path = _hook_paths()
