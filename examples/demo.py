@@ -277,8 +277,8 @@ def _label(mode: str) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--files", type=int, default=300, help="files to generate (300)")
-    parser.add_argument("--reps", type=int, default=3, help="timed runs per mode (3)")
+    parser.add_argument("--files", type=int, default=1500, help="files to generate (1500)")
+    parser.add_argument("--reps", type=int, default=2, help="timed runs per mode (2)")
     parser.add_argument("--workdir", help="work here (kept) instead of a temporary directory")
     parser.add_argument("--program", default=PROGRAM, help=argparse.SUPPRESS)  # tests
     args = parser.parse_args(argv)
