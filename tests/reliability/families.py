@@ -555,6 +555,219 @@ def hash_secret_paths(pkg: str, s: type[Secrets]) -> list[BaseException]:
     return raised
 
 
+# ============================================================================ public keys
+
+# A fixed RSA-2048 key (test material, made for this file): generating one
+# natively takes seconds, and every fault test runs these workloads natively.
+RSA_P = int(
+    "f9e1ee6b42a4e9a033543ff77459df1834897d2bd1e0323684f25fc80166534b"
+    "1f682ad68191d47357ceeaed8e9f43af4c960842fd32eb6e3592b2191ddd0dbc"
+    "8b6a54452d911ca26f887a5c2704fb0e604a071442cca8fb6793c9a15daa7130"
+    "cf4689d58901589b9b518b51ca662395abfd9448ad5650f856c415c20c8603d3",
+    16,
+)
+RSA_Q = int(
+    "b59e949e54aafe7b1f06fa41a32a17da2fbe5cc3f55caf76ec4b8c36cca73eed"
+    "3534a7d3e46de631618d224909d284d826aabc154c8329b32ed906e46521757d"
+    "552fcc1c745433b15ecafbe929fa1b409fb744bf1c864b79e69a2349bfff7f9e"
+    "68493e3be58e4514c1f2f0e667ff4c80eb7b9578ee33b5a014d076961849b74f",
+    16,
+)
+RSA_PRIMITIVES = ("rsa-pkcs1v15-sign", "rsa-pss", "rsa-oaep", "rsa-pkcs1v15-encrypt")
+ECC_PRIMITIVES = (
+    "ecdsa-p256",
+    "ecdsa-p384",
+    "ecdsa-p521",
+    "ed25519",
+    "ed448",
+    "ecdh-p256",
+    "x25519",
+    "ecc-keygen",
+)  # rsa-keygen is left out: natively (every fault test) it takes seconds
+
+
+def _pk(pkg: str, dotted: str):
+    return importlib.import_module("%s.%s" % (pkg, dotted))
+
+
+def _rsa_key(pkg: str, e: int = 65537):
+    n, phi = RSA_P * RSA_Q, (RSA_P - 1) * (RSA_Q - 1)
+    return _pk(pkg, "PublicKey.RSA").construct((n, e, pow(e, -1, phi), RSA_P, RSA_Q))
+
+
+def _flip(data: bytes) -> bytes:
+    return bytes([data[0] ^ 1]) + data[1:]
+
+
+def rsa_workload(pkg: str) -> dict[str, bytes]:
+    """PKCS#1 v1.5 and PSS signatures, OAEP and PKCS#1 v1.5 encryption, each with its failure.
+
+    Deterministic outputs are kept as they are; randomized ones (PSS, both
+    encryptions) through what native makes of them (verify, decrypt).
+    """
+    key = _rsa_key(pkg)
+    public = key.public_key()
+    sha256 = _pk(pkg, "Hash.SHA256")
+    digest = sha256.new(b"a message to sign" * 5)
+    pkcs1_15, pss = _pk(pkg, "Signature.pkcs1_15"), _pk(pkg, "Signature.pss")
+    oaep, v1_5 = _pk(pkg, "Cipher.PKCS1_OAEP"), _pk(pkg, "Cipher.PKCS1_v1_5")
+    out: dict[str, bytes] = {}
+    signature = pkcs1_15.new(key).sign(digest)
+    out["pkcs1_15"] = signature
+    out["pkcs1_15-verify"] = outcome(pkcs1_15.new(public).verify, digest, signature)
+    out["pkcs1_15-forged"] = outcome(pkcs1_15.new(public).verify, digest, _flip(signature))
+    signature = pss.new(key).sign(digest)
+    out["pss-verify"] = outcome(pss.new(public).verify, digest, signature)
+    out["pss-forged"] = outcome(pss.new(public).verify, digest, _flip(signature))
+    message = b"a secret message"
+    ciphertext = oaep.new(public, hashAlgo=sha256).encrypt(message)
+    out["oaep"] = oaep.new(key, hashAlgo=sha256).decrypt(ciphertext)
+    out["oaep-bad"] = outcome(oaep.new(key, hashAlgo=sha256).decrypt, _flip(ciphertext))
+    out["oaep-too-long"] = outcome(oaep.new(public).encrypt, bytes(300))
+    ciphertext = v1_5.new(public).encrypt(message)
+    out["v1_5"] = v1_5.new(key).decrypt(ciphertext, b"sentinel")
+    out["v1_5-bad"] = v1_5.new(key).decrypt(bytes(256), b"sentinel")
+    return out
+
+
+def rsa_shared(pkg: str) -> list[SharedCase]:
+    """Scheme objects threads share: each call is whole, so every thread sees one answer."""
+    key = _rsa_key(pkg)
+    digest = _pk(pkg, "Hash.SHA256").new(b"shared")
+    pkcs1_15 = _pk(pkg, "Signature.pkcs1_15")
+    signature = pkcs1_15.new(key).sign(digest)
+    return [
+        SharedCase("pkcs1_15-sign", lambda: pkcs1_15.new(key), lambda s: s.sign(digest)),
+        SharedCase(
+            "pkcs1_15-verify",
+            lambda: pkcs1_15.new(key.public_key()),
+            lambda s: outcome(s.verify, digest, signature),
+        ),
+    ]
+
+
+def rsa_secret_paths(pkg: str, s: type[Secrets]) -> list[BaseException]:
+    """Every error of the RSA schemes with a marked plaintext, label and hash input."""
+    key = _rsa_key(pkg)
+    public = key.public_key()
+    raised: list[BaseException] = []
+    sha256 = _pk(pkg, "Hash.SHA256")
+    digest = sha256.new(s.plaintext)
+    text = s.plaintext.decode()
+    for scheme in (_pk(pkg, "Signature.pkcs1_15"), _pk(pkg, "Signature.pss")):
+        signature = scheme.new(key).sign(digest)
+        for bad in (_flip(signature), signature[:-1], s.plaintext, text, None, s.key32, 12345):
+            attempt(raised, scheme.new(public).verify, digest, bad)
+        attempt(raised, scheme.new(public).sign, digest)  # no private key
+        attempt(raised, scheme.new(key).sign, s.plaintext)  # not a hash object
+    oaep, v1_5 = _pk(pkg, "Cipher.PKCS1_OAEP"), _pk(pkg, "Cipher.PKCS1_v1_5")
+    for message in (s.plaintext * 3, text, s.key32, None, 12345):
+        attempt(raised, oaep.new(public, label=s.aad).encrypt, message)
+        attempt(raised, v1_5.new(public).encrypt, message)
+    ciphertext = oaep.new(public, label=s.aad).encrypt(s.plaintext)
+    attempt(raised, oaep.new(key, label=s.iv).decrypt, ciphertext)
+    attempt(raised, oaep.new(key).decrypt, s.plaintext)
+    attempt(raised, oaep.new(public).decrypt, ciphertext)
+    attempt(raised, v1_5.new(key).decrypt, s.plaintext, None)
+    attempt(raised, v1_5.new(key).decrypt, ciphertext[:-1], s.nonce)
+    return raised
+
+
+def _ecc_key(pkg: str, curve: str, secret: bytes = bytes(range(1, 33))):
+    ecc = _pk(pkg, "PublicKey.ECC")
+    if curve.startswith("Ed"):
+        return ecc.construct(curve=curve, seed=secret[: 32 if curve == "Ed25519" else 57])
+    return ecc.construct(curve=curve, d=int.from_bytes(secret, "big"))
+
+
+def ecc_workload(pkg: str) -> dict[str, bytes]:
+    """ECDSA (deterministic and random) on three curves, EdDSA, key agreement, generation."""
+    dss, eddsa = _pk(pkg, "Signature.DSS"), _pk(pkg, "Signature.eddsa")
+    out: dict[str, bytes] = {}
+    for curve, hash_name in (("P-256", "SHA256"), ("P-384", "SHA384"), ("P-521", "SHA512")):
+        key = _ecc_key(pkg, curve)
+        digest = _pk(pkg, "Hash." + hash_name).new(b"a message to sign")
+        signature = dss.new(key, "deterministic-rfc6979").sign(digest)
+        out["dss-rfc6979-" + curve] = signature
+        verifier = dss.new(key.public_key(), "fips-186-3")
+        out["dss-verify-" + curve] = outcome(verifier.verify, digest, signature)
+        out["dss-forged-" + curve] = outcome(verifier.verify, digest, _flip(signature))
+        random = dss.new(key, "fips-186-3", encoding="der").sign(digest)
+        verifier = dss.new(key.public_key(), "fips-186-3", encoding="der")
+        out["dss-random-" + curve] = outcome(verifier.verify, digest, random)
+    seed = bytes(range(57))
+    for curve in ("Ed25519", "Ed448"):
+        key = _ecc_key(pkg, curve, seed)
+        signature = eddsa.new(key, "rfc8032").sign(b"a message to sign")
+        out[curve] = signature
+        verifier = eddsa.new(key.public_key(), "rfc8032")
+        out[curve + "-verify"] = outcome(verifier.verify, b"a message to sign", signature)
+        out[curve + "-forged"] = outcome(verifier.verify, b"a message to sign", _flip(signature))
+    dh = _pk(pkg, "Protocol.DH")
+    for curve in ("P-256", "Curve25519"):
+        mine = _ecc_key(pkg, curve, bytes(range(40, 72))) if curve == "P-256" else None
+        if mine is None:
+            mine = _pk(pkg, "PublicKey.ECC").construct(curve=curve, seed=bytes(range(40, 72)))
+        theirs = _ecc_key(pkg, "P-256") if curve == "P-256" else None
+        if theirs is None:
+            theirs = _pk(pkg, "PublicKey.ECC").construct(curve=curve, seed=bytes(32))
+        out["dh-" + curve] = dh.key_agreement(
+            static_priv=mine, static_pub=theirs.public_key(), kdf=lambda z: z
+        )
+    generated = _pk(pkg, "PublicKey.ECC").generate(curve="P-256")
+    digest = _pk(pkg, "Hash.SHA256").new(b"generated")
+    signature = dss.new(generated, "fips-186-3").sign(digest)
+    out["generated"] = outcome(
+        dss.new(generated.public_key(), "fips-186-3").verify, digest, signature
+    )
+    return out
+
+
+def ecc_shared(pkg: str) -> list[SharedCase]:
+    key = _ecc_key(pkg, "P-256")
+    dss, eddsa = _pk(pkg, "Signature.DSS"), _pk(pkg, "Signature.eddsa")
+    digest = _pk(pkg, "Hash.SHA256").new(b"shared")
+    ed_key = _ecc_key(pkg, "Ed25519")
+    return [
+        SharedCase(
+            "dss-rfc6979", lambda: dss.new(key, "deterministic-rfc6979"), lambda s: s.sign(digest)
+        ),
+        SharedCase("ed25519", lambda: eddsa.new(ed_key, "rfc8032"), lambda s: s.sign(b"shared")),
+    ]
+
+
+def ecc_secret_paths(pkg: str, s: type[Secrets]) -> list[BaseException]:
+    """Every error of ECDSA, EdDSA and key agreement with a marked private key and message."""
+    dss, eddsa = _pk(pkg, "Signature.DSS"), _pk(pkg, "Signature.eddsa")
+    ecc, dh = _pk(pkg, "PublicKey.ECC"), _pk(pkg, "Protocol.DH")
+    raised: list[BaseException] = []
+    text = s.plaintext.decode()
+    key = _ecc_key(pkg, "P-256", s.key32)  # d's hex is the marked key's hex
+    digest = _pk(pkg, "Hash.SHA256").new(s.plaintext)
+    for mode in ("fips-186-3", "deterministic-rfc6979"):
+        signer = dss.new(key, mode)
+        signature = signer.sign(digest)
+        verifier = dss.new(key.public_key(), mode)
+        for bad in (_flip(signature), signature[:-1], s.plaintext, text, None, s.key32, 12345):
+            attempt(raised, verifier.verify, digest, bad)
+        attempt(raised, verifier.sign, digest)
+        attempt(raised, signer.sign, s.plaintext)
+    attempt(raised, dss.new, key, "no-such-mode")
+    ed_key = _ecc_key(pkg, "Ed25519", s.key32)
+    signer = eddsa.new(ed_key, "rfc8032")
+    signature = signer.sign(s.plaintext)
+    verifier = eddsa.new(ed_key.public_key(), "rfc8032")
+    for bad in (_flip(signature), signature[:-1], s.plaintext, text, s.key32, None):
+        attempt(raised, verifier.verify, s.plaintext, bad)
+    attempt(raised, signer.sign, text)
+    attempt(raised, eddsa.new, ed_key, "rfc8032", context=s.aad * 20)
+    attempt(raised, ecc.construct, curve="P-256", d=int.from_bytes(s.key32, "big"), point_x=5)
+    other = _ecc_key(pkg, "P-384")
+    attempt(raised, dh.key_agreement, static_priv=key, static_pub=other.public_key(), kdf=len)
+    attempt(raised, dh.key_agreement, static_priv=key.public_key(), kdf=len)
+    return raised
+
+
 FAMILIES = (
     Family("aes", "Cipher.AES", AES_PRIMITIVES, aes_workload, aes_shared, aes_secret_paths),
     Family(
@@ -566,4 +779,6 @@ FAMILIES = (
         chacha_secret_paths,
     ),
     Family("hashes", "Hash.SHA256", HASH_PRIMITIVES, hash_workload, hash_shared, hash_secret_paths),
+    Family("rsa", "PublicKey.RSA", RSA_PRIMITIVES, rsa_workload, rsa_shared, rsa_secret_paths),
+    Family("ecc", "PublicKey.ECC", ECC_PRIMITIVES, ecc_workload, ecc_shared, ecc_secret_paths),
 )

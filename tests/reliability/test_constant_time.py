@@ -340,3 +340,184 @@ def test_public_comparisons_still_exist():
             continue  # a family still being written
         found = secret_comparisons(path.read_text())
         assert any(function in ("*", f) for _, f, _ in found), (relative, function)
+
+
+# ------------------------------------------------------------------ MACs: compare_digest decides
+
+
+class MacCase:
+    """One MAC whose ``verify``/``hexverify`` the agent serves: who compares the tags."""
+
+    def __init__(self, name, primitive, target, new) -> None:
+        self.name = name
+        self.primitive = primitive
+        self.target = target  # the agent module that imported compare_digest
+        self.new = new  # (pkg) -> a fresh MAC object over MESSAGE
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+def _module(pkg: str, dotted: str):
+    return importlib.import_module("%s.%s" % (pkg, dotted))
+
+
+MAC_CASES = (
+    MacCase(
+        "hmac-sha256",
+        "hmac",
+        "accel_agent.targets.pycryptodome.hmac",
+        lambda pkg: _module(pkg, "Hash.HMAC").new(
+            KEY, MESSAGE, digestmod=_module(pkg, "Hash.SHA256")
+        ),
+    ),
+    MacCase(
+        "aes-cmac",
+        "aes-cmac",
+        "accel_agent.targets.pycryptodome.cmac",
+        lambda pkg: _module(pkg, "Hash.CMAC").new(
+            KEY[:16], MESSAGE, ciphermod=_module(pkg, "Cipher.AES")
+        ),
+    ),
+    MacCase(
+        "poly1305-aes",
+        "poly1305",
+        "accel_agent.targets.pycryptodome.poly1305",
+        lambda pkg: _module(pkg, "Hash.Poly1305").new(
+            key=KEY, cipher=_module(pkg, "Cipher.AES"), nonce=bytes(16), data=MESSAGE
+        ),
+    ),
+)
+
+
+@requires_aes_acceleration
+@pytest.mark.parametrize("pkg", PKGS)
+@pytest.mark.parametrize("case", MAC_CASES, ids=repr)
+def test_every_mac_check_is_compare_digest(agent_state, monkeypatch, case, pkg):
+    accel_agent.activate("quiet")
+    if registry.choice(case.primitive).outcome != registry.ACCELERATED:
+        pytest.skip("%s is not accelerated here" % case.primitive)
+    record = Recorder()
+    spy_compare_digest(monkeypatch, case.target, record)
+    tag = case.new(pkg).digest()
+    forged = bytes([tag[0] ^ 1]) + tag[1:]
+    for candidate, expected in ((tag, True), (forged, False), (tag[:-1], False)):
+        mac = case.new(pkg)
+        assert _verdict(mac.verify, candidate) is expected
+        assert record.take() == ["compare_digest"], "who decided %s?" % case
+        assert _verdict(mac.hexverify, candidate.hex()) is expected
+        # pycryptodome's hexverify goes through verify: one comparison, the agent's
+        assert record.take() == ["compare_digest"]
+
+
+# ------------------------------------------------------------------ signatures: OpenSSL decides
+
+
+class SignatureCase:
+    """One signature scheme: the provider methods that judge a signature in OpenSSL.
+
+    The agent's rule (signature.py): OpenSSL's verify accepts, or native
+    pycryptodome judges the signature again and raises its own error. So a
+    valid signature must be accepted by OpenSSL alone, and a forged one must
+    be seen by OpenSSL and then rejected natively, with native's exception.
+    """
+
+    def __init__(self, name, primitive, provider, methods, scheme) -> None:
+        self.name = name
+        self.primitive = primitive
+        self.provider = provider  # "module:Class" of the provider whose methods decide
+        self.methods = methods
+        self.scheme = scheme  # (pkg) -> (signer, verifier, message hash or message)
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+def _rsa_scheme(scheme_module: str):
+    def make(pkg: str):
+        key = _module(pkg, "PublicKey.RSA").generate(2048)
+        scheme = _module(pkg, "Signature." + scheme_module)
+        digest = _module(pkg, "Hash.SHA256").new(MESSAGE)
+        return scheme.new(key), scheme.new(key.public_key()), digest
+
+    return make
+
+
+def _dss_scheme(pkg: str):
+    key = _module(pkg, "PublicKey.ECC").generate(curve="P-256")
+    dss = _module(pkg, "Signature.DSS")
+    digest = _module(pkg, "Hash.SHA256").new(MESSAGE)
+    return dss.new(key, "fips-186-3"), dss.new(key.public_key(), "fips-186-3"), digest
+
+
+def _eddsa_scheme(pkg: str):
+    key = _module(pkg, "PublicKey.ECC").generate(curve="Ed25519")
+    eddsa = _module(pkg, "Signature.eddsa")
+    return eddsa.new(key, "rfc8032"), eddsa.new(key.public_key(), "rfc8032"), MESSAGE
+
+
+SIGNATURE_CASES = (
+    SignatureCase(
+        "pkcs1_15",
+        "rsa-pkcs1v15-sign",
+        "accel_agent.providers.rsa:RsaProvider",
+        ("verify_pkcs1v15",),
+        _rsa_scheme("pkcs1_15"),
+    ),
+    SignatureCase(
+        "pss",
+        "rsa-pss",
+        "accel_agent.providers.rsa:RsaProvider",
+        ("verify_pss",),
+        _rsa_scheme("pss"),
+    ),
+    SignatureCase(
+        "dss-p256",
+        "ecdsa-p256",
+        "accel_agent.providers.ecc:EcdsaProvider",
+        ("verify",),
+        _dss_scheme,
+    ),
+    SignatureCase(
+        "ed25519",
+        "ed25519",
+        "accel_agent.providers.eddsa:EddsaProvider",
+        ("verify",),
+        _eddsa_scheme,
+    ),
+)
+
+
+def _spy_provider_methods(monkeypatch, spec: str, methods: tuple, record: Recorder) -> None:
+    module_name, class_name = spec.split(":")
+    cls = getattr(importlib.import_module(module_name), class_name)
+    for name in methods:
+        real = getattr(cls, name)
+
+        def judged(self, *args, _real=real, **kwargs):
+            verdict = _real(self, *args, **kwargs)
+            record.events.append("openssl:%s" % ("valid" if verdict else "invalid"))
+            return verdict
+
+        monkeypatch.setattr(cls, name, judged)
+
+
+@pytest.mark.parametrize("pkg", PKGS)
+@pytest.mark.parametrize("case", SIGNATURE_CASES, ids=repr)
+def test_signatures_are_judged_by_openssl_first(agent_state, monkeypatch, case, pkg):
+    accel_agent.activate("quiet")
+    if registry.choice(case.primitive).outcome != registry.ACCELERATED:
+        pytest.skip("%s is not accelerated here" % case.primitive)
+    record = Recorder()
+    _spy_provider_methods(monkeypatch, case.provider, case.methods, record)
+    signer, verifier, message = case.scheme(pkg)
+    signature = signer.sign(message)
+    record.take()
+
+    verifier.verify(message, signature)  # raises when not accepted
+    assert record.take() == ["openssl:valid"], "OpenSSL alone accepts a valid signature"
+
+    forged = bytes([signature[0] ^ 1]) + signature[1:]
+    with pytest.raises(ValueError):
+        verifier.verify(message, forged)
+    assert record.take() == ["openssl:invalid"], "OpenSSL saw it, native raised its own error"
