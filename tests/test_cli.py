@@ -251,6 +251,25 @@ def test_python_m_accel_agent_is_the_command(clean_env):
     assert result.stdout.strip() == "accel-agent, version %s" % accel_agent.__version__
 
 
+def test_calibrate_says_what_each_choice_means(monkeypatch, tmp_path):
+    from accel_agent import calibrate as calibrate_module
+
+    document = {
+        "preferred": {"sha256": "any", "scrypt": "native"},
+        "thresholds": {"pbkdf2": {"sha256": 300}},
+    }
+    monkeypatch.setattr(calibrate_module, "measure", lambda budget_s, progress: document)
+    monkeypatch.setattr(calibrate_module, "write", lambda doc: str(tmp_path / "cache.json"))
+    result = invoke("calibrate", "--quick")
+    assert result.exit_code == cli.OK
+    assert result.stdout.splitlines() == [
+        "scrypt           native (faster than OpenSSL here)",
+        "sha256           OpenSSL (faster than native here)",
+        "pbkdf2           OpenSSL below 300 iterations of sha256, native from there",
+        "cached in %s" % (tmp_path / "cache.json"),
+    ]
+
+
 # ------------------------------------------------------------------ bad flags
 
 

@@ -91,11 +91,19 @@ def calibrate(as_json: bool, quick: bool) -> None:
         click.echo(json.dumps(document, indent=2, sort_keys=True))
         return
     for name, choice in sorted(document["preferred"].items()):
-        click.echo("%-16s %s" % (name, choice))
+        click.echo("%-16s %s" % (name, _CHOICE_WORDS.get(choice, choice)))
     for primitive, table in sorted(document["thresholds"].items()):
         for name, count in sorted(table.items()):
-            click.echo("%-16s openssl below %d iterations of %s" % (primitive, count, name))
+            click.echo("%-16s OpenSSL below %d iterations of %s, native from there" % (
+                primitive, count, name))  # fmt: skip
     click.echo("cached in %s" % path)
+
+
+# What a cached choice means, for a person ("any": every provider beat native here).
+_CHOICE_WORDS = {
+    "any": "OpenSSL (faster than native here)",
+    "native": "native (faster than OpenSSL here)",
+}
 
 
 def _environment_facts() -> dict[str, object]:
