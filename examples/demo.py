@@ -165,6 +165,7 @@ class Demo:
         os.makedirs(self.scratch, exist_ok=True)
         self.times: dict[tuple[str, str], list[Run]] = {}
         self.agent_calls: dict[str, list] = {}
+        self.last_sealed: dict[str, str] = {}  # mode -> the latest directory sealed in it
 
     def run(self, mode: str, *args: str, show_stderr: bool = False) -> Run:
         result = run_program(self.program, mode, list(args), self.scratch, show_stderr)
@@ -185,6 +186,8 @@ class Demo:
     def seal_and_cross_open(self, rep: int) -> None:
         """Seal under each mode, then open each sealed copy under the other mode."""
         order = ("off", "quiet") if rep % 2 == 0 else ("quiet", "off")
+        for earlier in self.last_sealed.values():  # keep the tmpfs small
+            shutil.rmtree(earlier, ignore_errors=True)
         sealed = {}
         for mode in order:
             out = os.path.join(self.workdir, "sealed-%s-%d" % (_label(mode), rep))
@@ -216,7 +219,7 @@ class Demo:
         with open(os.path.join(sealed, "MANIFEST.json")) as handle:
             first = json.load(handle)["files"][0]["path"]
         cases = (
-            ("a flipped ciphertext bit", os.path.join(first + ".enc"), 20),
+            ("a flipped ciphertext bit", first + ".enc", 20),  # past the 12-byte nonce
             ("a flipped manifest byte", "MANIFEST.json", 30),
         )
         for what, relative, offset in cases:
