@@ -12,6 +12,7 @@ import textwrap
 import click
 
 from accel_agent import targets
+from accel_agent.registry import ACCELERATED, NATIVE_BY_CHOICE, NOT_ACCELERATED
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -124,7 +125,7 @@ NAME_WIDTH_MAX = 24  # a longer primitive name pushes its own row only
 
 def _self_check(entry: dict[str, Any]) -> str:
     """What the self-check said for this primitive: passed, FAILED, or not run (and why not)."""
-    if entry["outcome"] == "accelerated":
+    if entry["outcome"] == ACCELERATED:
         return "passed"
     if any(reason.startswith("self-check failed") for reason in entry.get("refused", {}).values()):
         return "FAILED"
@@ -140,8 +141,8 @@ def _primitive_lines(primitives: dict[str, dict[str, Any]], styled: bool) -> lis
     )  # fmt: skip
     lines = [header, "-" * WIDTH]
     for name, entry in primitives.items():
-        why = "" if entry["outcome"] == "accelerated" else entry["reason"]
-        if entry["outcome"] == "not-accelerated":
+        why = "" if entry["outcome"] == ACCELERATED else entry["reason"]
+        if entry["outcome"] == NOT_ACCELERATED:
             why = "!! " + why  # should be accelerated and is not: the machine is unhealthy
         row = "%-*s  %-*s  %-*s  %s" % (
             name_width, name, PROVIDER_WIDTH, entry["provider"], CHECK_WIDTH,
@@ -150,7 +151,7 @@ def _primitive_lines(primitives: dict[str, dict[str, Any]], styled: bool) -> lis
         row = textwrap.fill(
             row.rstrip(), WIDTH, subsequent_indent=" " * indent, break_on_hyphens=False
         )
-        if styled and entry["outcome"] == "not-accelerated":
+        if styled and entry["outcome"] == NOT_ACCELERATED:
             row = click.style(row, fg="red")
         lines.append(row)
     lines.append("-" * WIDTH)
@@ -207,10 +208,10 @@ def _verdict_lines(facts: dict[str, Any], styled: bool) -> list[str]:
     """HEALTHY or UNHEALTHY, the counts, each reason, and the exit status that follows."""
     outcomes = [entry["outcome"] for entry in facts["primitives"].values()]
     counts = "%d accelerated, %d native by choice" % (
-        outcomes.count("accelerated"),
-        outcomes.count("native-by-choice"),
+        outcomes.count(ACCELERATED),
+        outcomes.count(NATIVE_BY_CHOICE),
     )
-    not_accelerated = outcomes.count("not-accelerated")
+    not_accelerated = outcomes.count(NOT_ACCELERATED)
     if not_accelerated:
         counts += ", %d not accelerated" % not_accelerated
     verdict = "HEALTHY" if facts["healthy"] else "UNHEALTHY"
@@ -222,7 +223,7 @@ def _verdict_lines(facts: dict[str, Any], styled: bool) -> list[str]:
     # not seven); then every other reason (platform, a patch that failed) as is.
     by_reason: dict[str, list[str]] = {}
     for name, entry in facts["primitives"].items():
-        if entry["outcome"] == "not-accelerated":
+        if entry["outcome"] == NOT_ACCELERATED:
             by_reason.setdefault(entry["reason"], []).append(name)
     shown = {"%s not accelerated: %s" % (name, reason)
              for reason, names in by_reason.items() for name in names}  # fmt: skip
