@@ -45,7 +45,8 @@ def _snapshot() -> dict:
     for module_name, names in patching._originals.items():
         module = sys.modules.get(module_name)
         if module is not None:
-            current[module_name] = {name: getattr(module, name) for name in names}
+            # patching's accessors: a dotted name is a method of a class (python-ecdsa).
+            current[module_name] = {name: patching.current_value(module, name) for name in names}
     slots = registry._slots
     return {
         "originals": {name: dict(saved) for name, saved in patching._originals.items()},
@@ -81,7 +82,7 @@ def _restore(saved: dict) -> None:
     patching._originals.update(saved["originals"])
     for module_name, values in saved["current"].items():
         for name, value in values.items():
-            setattr(sys.modules[module_name], name, value)
+            patching.set_value(sys.modules[module_name], name, value)
     hooks._hooks.clear()
     hooks._hooks.update(saved["hooks"])
     hooks._applied.clear()

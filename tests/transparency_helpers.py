@@ -142,16 +142,18 @@ def natively():
         if module is None:
             continue
         for name in names:
-            swapped.append((module, name, getattr(module, name)))
+            # Dotted names are methods of a class of the module (python-ecdsa's keys).
+            swapped.append((module, name, patching.current_value(module, name)))
             try:
-                setattr(module, name, patching.get_original(module_name, name))
+                original = patching.get_original(module_name, name)
             except KeyError:  # the agent added the attribute: natively it does not exist
-                delattr(module, name)
+                original = patching.MISSING
+            patching.set_value(module, name, original)
     try:
         yield
     finally:
         for module, name, patched in swapped:
-            setattr(module, name, patched)
+            patching.set_value(module, name, patched)
 
 
 # --------------------------------------------------------------------------- recording

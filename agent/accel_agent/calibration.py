@@ -97,6 +97,9 @@ BUILTIN_DEFAULTS.update(
         )
     }
 )
+# python-ecdsa's curves besides P-256/384/521 (issue 9): its pure-Python
+# arithmetic is slower than pycryptodome's on every curve (docs/compatibility-python-ecdsa.md).
+BUILTIN_DEFAULTS.update(dict.fromkeys(("ecdsa-p192", "ecdsa-p224", "ecdsa-secp256k1"), "openssl"))
 
 # primitive -> {class -> value}: per-call decisions a target makes cheaply.
 # pbkdf2: hash name -> iteration count from which native pycryptodome is

@@ -117,6 +117,10 @@ _PUBLIC_KEY = (
     ("ecdsa-p256", "ecc", "ecc", "ecdsa_p256_provider"),
     ("ecdsa-p384", "ecc", "ecc", "ecdsa_p384_provider"),
     ("ecdsa-p521", "ecc", "ecc", "ecdsa_p521_provider"),
+    # Served for python-ecdsa (issue 9): its curves that OpenSSL also has.
+    ("ecdsa-p192", "ecc", "ecc", "ecdsa_p192_provider"),
+    ("ecdsa-p224", "ecc", "ecc", "ecdsa_p224_provider"),
+    ("ecdsa-secp256k1", "ecc", "ecc", "ecdsa_secp256k1_provider"),
     ("ed25519", "ecc", "eddsa", "ed25519_provider"),
     ("ed448", "ecc", "eddsa", "ed448_provider"),
     ("ecdh-p256", "ecc", "ecc", "ecdh_p256_provider"),

@@ -5,6 +5,12 @@ Modelled on gevent's ``monkey/_state.py``: a single mapping
 :func:`patch_attribute` and :func:`restore_all`; the first original wins, so
 patching twice never loses the real one. Everything else asks
 :func:`is_patched` / :func:`get_original`.
+
+An attribute name may be a dotted path below the module (``"SigningKey.sign"``):
+a method of a class the module defines, patched in place so that every
+reference to the class, bound before or after, sees it. For a class the
+original is what its own ``__dict__`` holds (a ``classmethod`` object, say),
+and an inherited attribute is "missing": restoring deletes the override.
 """
 
 from __future__ import annotations
@@ -17,8 +23,39 @@ if TYPE_CHECKING:  # typing is not imported at run time: this module is on the s
     from typing import Any
 
 _MISSING = object()
+MISSING = _MISSING  # what set_value() takes to delete, and current_value() gives for absent
 _originals: dict[str, dict[str, Any]] = {}
 _ever_patched: set[str] = set()  # survives restore_all(), for messages only
+
+
+def owner_of(module: Any, name: str) -> tuple[Any, str]:
+    """(object holding the attribute, its last name) for a possibly dotted ``name``."""
+    holder = module
+    *path, leaf = name.split(".")
+    for part in path:
+        holder = getattr(holder, part)
+    return holder, leaf
+
+
+def _current(holder: Any, leaf: str) -> Any:
+    if isinstance(holder, type):
+        return holder.__dict__.get(leaf, _MISSING)
+    return getattr(holder, leaf, _MISSING)
+
+
+def set_value(module: Any, name: str, value: Any) -> None:
+    """Set the (possibly dotted) attribute ``name`` below ``module``; _MISSING deletes it."""
+    holder, leaf = owner_of(module, name)
+    if value is _MISSING:
+        if leaf in vars(holder):
+            delattr(holder, leaf)
+    else:
+        setattr(holder, leaf, value)
+
+
+def current_value(module: Any, name: str) -> Any:
+    """The (possibly dotted) attribute as it is now (a class's own ``__dict__`` entry)."""
+    return _current(*owner_of(module, name))
 
 
 def patch_attribute(module: ModuleType, name: str, replacement: Any) -> None:
@@ -26,8 +63,8 @@ def patch_attribute(module: ModuleType, name: str, replacement: Any) -> None:
     saved = _originals.setdefault(module.__name__, {})
     _ever_patched.add(module.__name__)
     if name not in saved:
-        saved[name] = getattr(module, name, _MISSING)
-    setattr(module, name, replacement)
+        saved[name] = _current(*owner_of(module, name))
+    set_value(module, name, replacement)
 
 
 def was_ever_patched(module_name: str) -> bool:
@@ -58,11 +95,7 @@ def restore_module(module_name: str) -> list[str]:
     module = sys.modules.get(module_name)
     if module is not None:
         for name, original in saved.items():
-            if original is _MISSING:
-                if hasattr(module, name):
-                    delattr(module, name)
-            else:
-                setattr(module, name, original)
+            set_value(module, name, original)
     return sorted(saved)
 
 

@@ -957,6 +957,55 @@ NIST_CURVE_PARAMETERS = (
 )
 
 
+# Curves served for python-ecdsa (its default is P-192). P-192 and P-224 are
+# RFC 6979's own vectors; secp256k1 has none there: its k is the widely
+# published "Satoshi Nakamoto" vector with key 1 (python-ecdsa's and Go's
+# RFC 6979 tests), and (r, s) the signature published with it, before
+# low-s normalisation (s here is n minus the published 2442ce9d...d9e5).
+ECDSA_VECTORS["p192"] = (
+    (
+        "RFC 6979 A.2.3 P-192 SHA-256 sample",
+        _i("6fab034934e4c0fc9ae67f5b5659a9d7d1fefd187ee09fd4"),
+        _i("ac2c77f529f91689fea0ea5efec7f210d8eea0b9e047ed56"),
+        _i("3bc723e57670bd4887ebc732c523063d0a7c957bc97c1c43"),
+        _SHA256_OID,
+        _h("af2bdbe1aa9b6ec1e2ade1d694f41fc71a831d0268e9891562113d8a62add1bf"),
+        _h(
+            "4b0b8ce98a92866a2820e20aa6b75b56382e0f9bfd5ecb55"
+            "ccdb006926ea9565cbadc840829d8c384e06de1f1e381b85"
+        ),
+    ),
+)
+ECDSA_VECTORS["p224"] = (
+    (
+        "RFC 6979 A.2.4 P-224 SHA-256 sample",
+        _i("f220266e1105bfe3083e03ec7a3a654651f45e37167e88600bf257c1"),
+        _i("00cf08da5ad719e42707fa431292dea11244d64fc51610d94b130d6c"),
+        _i("eeab6f3debe455e3dbf85416f7030cbd94f34f2d6f232c69f3c1385a"),
+        _SHA256_OID,
+        _h("af2bdbe1aa9b6ec1e2ade1d694f41fc71a831d0268e9891562113d8a62add1bf"),
+        _h(
+            "61aa3da010e8e8406c656bc477a7a7189895e7e840cdfe8ff42307ba"
+            "bc814050dab5d23770879494f9e0a680dc1af7161991bde692b10101"
+        ),
+    ),
+)
+ECDSA_VECTORS["secp256k1"] = (
+    (
+        "secp256k1 RFC 6979 SHA-256, key 1, 'Satoshi Nakamoto'",
+        1,
+        _i("79be667ef9dcbbac55a06295ce870b07029bfcdb2dce28d959f2815b16f81798"),
+        _i("483ada7726a3c4655da4fbfc0e1108a8fd17b448a68554199c47d08ffb10d4b8"),
+        _SHA256_OID,
+        _h("a0dc65ffca799873cbea0ac274015b9526505daaaed385155425f7337704883e"),
+        _h(
+            "934b1ea10a4b3c1757e2b0c017d0b6143ce3c9a7e6a4a49860d7a6ab210ee3d8"
+            "dbbd3162d46e9f9bef7feb87c16dc13b4f6568a87f4e83f728e2443ba586675c"
+        ),
+    ),
+)
+
+
 def _flip(data: bytes) -> bytes:
     """``data`` with its last bit flipped: what a verification must reject."""
     return data[:-1] + bytes([data[-1] ^ 1])
@@ -1071,6 +1120,22 @@ def check_ecdsa(provider: Any, vectors: tuple) -> None:
         made = provider.decode_der(provider.sign(private, digest, oid, False))
         if made == (r, s) or not provider.verify(public, made[0], made[1], digest, oid):
             raise SelfCheckFailed("%s: a new signature is wrong" % label)
+        _check_ecdsa_numbers(provider, label, private, public, r, s, digest)
+
+
+def _check_ecdsa_numbers(provider, label, private, public, r, s, digest) -> None:
+    """The same signature over the message representative as a number (python-ecdsa's way):
+    the digest's leftmost bits of n, and that number plus n, which ECDSA cannot tell apart."""
+    order = provider.order
+    number = int.from_bytes(digest, "big") >> max(0, 8 * len(digest) - order.bit_length())
+    for representative in (number, number + order):
+        if not provider.verify_number(public, r, s, representative):
+            raise SelfCheckFailed("%s: the signature was rejected as a number" % label)
+    if provider.verify_number(public, r, s ^ 1, number):
+        raise SelfCheckFailed("%s: a tampered signature was accepted as a number" % label)
+    made = provider.sign_number(private, number + order)
+    if made is None or made == (r, s) or not provider.verify_number(public, *made, number):
+        raise SelfCheckFailed("%s: a new signature over a number is wrong" % label)
 
 
 def check_ecdh(provider: Any, vectors: tuple) -> None:
@@ -1121,6 +1186,9 @@ KNOWN_ANSWERS.update(
         "ecdsa-p256": (check_ecdsa, ECDSA_VECTORS["p256"]),
         "ecdsa-p384": (check_ecdsa, ECDSA_VECTORS["p384"]),
         "ecdsa-p521": (check_ecdsa, ECDSA_VECTORS["p521"]),
+        "ecdsa-p192": (check_ecdsa, ECDSA_VECTORS["p192"]),
+        "ecdsa-p224": (check_ecdsa, ECDSA_VECTORS["p224"]),
+        "ecdsa-secp256k1": (check_ecdsa, ECDSA_VECTORS["secp256k1"]),
         "ecdh-p256": (check_ecdh, ECDH_VECTORS["p256"]),
         "ecdh-p384": (check_ecdh, ECDH_VECTORS["p384"]),
         "ecdh-p521": (check_ecdh, ECDH_VECTORS["p521"]),

@@ -1,5 +1,6 @@
 """Elliptic curves through OpenSSL (pyca/cryptography): ECDSA and ECDH on the NIST
-curves P-256, P-384 and P-521, X25519 and X448 key agreement, NIST key generation.
+curves P-256, P-384 and P-521 (and ECDSA on P-192, P-224 and secp256k1, for
+python-ecdsa), X25519 and X448 key agreement, key generation on those curves.
 
 As for RSA, a provider turns numbers into OpenSSL keys and runs one
 operation; it knows nothing of pycryptodome. ECDSA signs a digest the
@@ -14,12 +15,23 @@ from accel_agent.providers.base import ProviderUnavailable
 
 # provider curve name -> pyca/cryptography curve class
 NIST_CURVES = {"p256": "SECP256R1", "p384": "SECP384R1", "p521": "SECP521R1"}
+# Curves served for python-ecdsa only (its default is P-192): ECDSA signing
+# and verification, key generation. OpenSSL builds may lack them (P-192 and
+# secp256k1 are optional in some distributions): the factory then refuses.
+EXTRA_CURVES = {"p192": "SECP192R1", "p224": "SECP224R1", "secp256k1": "SECP256K1"}
+CURVES = {**NIST_CURVES, **EXTRA_CURVES}
+
+# The hash whose digest carries a message representative to OpenSSL (see
+# EcdsaProvider.sign_number): SHA-512 is the longest digest OpenSSL's
+# Prehashed takes, so every curve up to 512 bits gets the whole number.
+_CARRIER_OID = "2.16.840.1.101.3.4.2.3"
+_CARRIER_BYTES = 64
 
 
 def _curve(ec, curve: str):
-    if curve not in NIST_CURVES:
+    if curve not in CURVES:
         raise ValueError("unknown curve %r" % curve)
-    return getattr(ec, NIST_CURVES[curve])()
+    return getattr(ec, CURVES[curve])()
 
 
 class _NistKeys:
@@ -31,6 +43,13 @@ class _NistKeys:
         self.primitive = primitive
         self._ec = cryptography_module("hazmat.primitives.asymmetric.ec")
         self.curve = _curve(self._ec, curve)
+        if curve in EXTRA_CURVES:
+            try:
+                self._ec.derive_private_key(1, self.curve)
+            except Exception as exc:  # noqa: BLE001 - UnsupportedAlgorithm: not in this OpenSSL
+                raise ProviderUnavailable(
+                    "%s is not available (%s)" % (self.curve.name, type(exc).__name__)
+                ) from None
 
     def load_private(self, d: int):
         """The OpenSSL private key of scalar ``d`` (its public point computed by OpenSSL)."""
@@ -55,6 +74,7 @@ class EcdsaProvider(_NistKeys):
         ecdsa = self._ec.ECDSA
         self._random = {oid: ecdsa(utils.Prehashed(a)) for oid, a in self._by_oid.items()}
         self._deterministic = self._deterministic_variants(ecdsa, utils)
+        self._order: int | None = None
 
     def _deterministic_variants(self, ecdsa, utils) -> dict[str, object]:
         """RFC 6979 signing (cryptography 44 and OpenSSL 3.2 or later), or {} where absent."""
@@ -93,6 +113,70 @@ class EcdsaProvider(_NistKeys):
         except self._InvalidSignature:
             return False
         return True
+
+    # A library that reduces the digest to a number itself (python-ecdsa, with
+    # its own truncation rules) hands over that number. ECDSA uses it only
+    # modulo the group order n, so it travels as a SHA-512-sized digest from
+    # which OpenSSL's truncation to the leftmost bits of n gives back e mod n.
+
+    def _carrier(self, number: int) -> bytes | None:
+        order = self.order
+        e = number % order
+        bits = order.bit_length()
+        if bits <= 8 * _CARRIER_BYTES:
+            return (e << (8 * _CARRIER_BYTES - bits)).to_bytes(_CARRIER_BYTES, "big")
+        if e.bit_length() <= 8 * _CARRIER_BYTES:  # P-521: the digest is taken whole
+            return e.to_bytes(_CARRIER_BYTES, "big")
+        return None
+
+    def sign_number(self, private_key, number: int) -> tuple[int, int] | None:
+        """(r, s) over the message representative ``number`` (a non-negative integer),
+        with a random nonce; None when it cannot be carried (over 512 bits on P-521)."""
+        carrier = self._carrier(number)
+        if carrier is None:
+            return None
+        return self._decode(private_key.sign(carrier, self._random[_CARRIER_OID]))
+
+    def verify_number(self, public_key, r: int, s: int, number: int) -> bool | None:
+        """Whether (r, s) is valid over ``number``; None when it cannot be carried.
+
+        ``r`` and ``s`` must be in [1, n - 1] (DER cannot hold a negative number).
+        """
+        carrier = self._carrier(number)
+        if carrier is None:
+            return None
+        try:
+            public_key.verify(self.encode_der(r, s), carrier, self._random[_CARRIER_OID])
+        except self._InvalidSignature:
+            return False
+        return True
+
+    @property
+    def order(self) -> int:
+        """The order n of the curve's base point."""
+        order = self._order
+        if order is None:
+            order = self._order = _ORDERS[self.curve.name]
+        return order
+
+
+# pyca/cryptography curve name -> order of the base point (SEC 2, FIPS 186-4 D.1.2)
+_ORDERS = {
+    "secp192r1": int("ffffffffffffffffffffffff99def836146bc9b1b4d22831", 16),
+    "secp224r1": int("ffffffffffffffffffffffffffff16a2e0b8f03e13dd29455c5c2a3d", 16),
+    "secp256r1": int("ffffffff00000000ffffffffffffffffbce6faada7179e84f3b9cac2fc632551", 16),
+    "secp256k1": int("fffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141", 16),
+    "secp384r1": int(
+        "ffffffffffffffffffffffffffffffffffffffffffffffffc7634d81f4372ddf"
+        "581a0db248b0a77aecec196accc52973",
+        16,
+    ),
+    "secp521r1": int(
+        "01ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff"
+        "fa51868783bf2f966b7fcc0148f709a5d03bb5c9b8899c47aebb6fb71e91386409",
+        16,
+    ),
+}
 
 
 class EcdhProvider(_NistKeys):
@@ -145,10 +229,10 @@ class EccKeygenProvider:
 
     def __init__(self) -> None:
         self._ec = cryptography_module("hazmat.primitives.asymmetric.ec")
-        self._curves = {name: _curve(self._ec, name) for name in NIST_CURVES}
+        self._curves = {name: _curve(self._ec, name) for name in CURVES}
 
     def generate(self, curve: str):
-        """(d, x, y, private key) of a new key on ``curve`` ("p256", "p384", "p521")."""
+        """(d, x, y, private key) of a new key on ``curve`` (a name of :data:`CURVES`)."""
         key = self._ec.generate_private_key(self._curves[curve])
         numbers = key.private_numbers()
         public = numbers.public_numbers
@@ -165,6 +249,18 @@ def ecdsa_p384_provider() -> EcdsaProvider:
 
 def ecdsa_p521_provider() -> EcdsaProvider:
     return EcdsaProvider("ecdsa-p521", "p521")
+
+
+def ecdsa_p192_provider() -> EcdsaProvider:
+    return EcdsaProvider("ecdsa-p192", "p192")
+
+
+def ecdsa_p224_provider() -> EcdsaProvider:
+    return EcdsaProvider("ecdsa-p224", "p224")
+
+
+def ecdsa_secp256k1_provider() -> EcdsaProvider:
+    return EcdsaProvider("ecdsa-secp256k1", "secp256k1")
 
 
 def ecdh_p256_provider() -> EcdhProvider:

@@ -8,6 +8,7 @@ imported only when a watched module is imported.
 from __future__ import annotations
 
 from accel_agent.targets.pycryptodome import hooks as _pycryptodome_hooks
+from accel_agent.targets.python_ecdsa import hooks as _python_ecdsa_hooks
 
 # watched module name -> patch function spec
 HOOKS: dict[str, str] = dict(_pycryptodome_hooks())
@@ -19,3 +20,5 @@ HOOKS.update(
         "hmac": "accel_agent.targets.hashlib_backend:patch_hmac",
     }
 )
+# python-ecdsa (issue 9): its key classes, in ecdsa.keys.
+HOOKS.update(_python_ecdsa_hooks())
