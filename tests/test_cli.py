@@ -212,6 +212,22 @@ def test_verify_report_styles_only_when_asked():
     assert click.unstyle(styled) == verify_report.render(_facts_for_render())
 
 
+@requires_aes_acceleration
+def test_verify_names_the_version_of_every_library_a_target_patches(agent_state):
+    facts = json.loads(invoke("verify", "--json", "--no-cpuinfo").stdout)
+    from importlib import metadata
+
+    from accel_agent import targets
+
+    packages = {name.split(".")[0] for name in targets.HOOKS}
+    for package in packages - {"Crypto", "Cryptodome", "hashlib", "hmac"}:
+        try:
+            expected = metadata.version(package)
+        except metadata.PackageNotFoundError:
+            expected = None
+        assert facts["libraries"][package] == expected, package
+
+
 def test_verify_report_lists_every_library_the_facts_name():
     libraries = dict(_facts_for_render()["libraries"], rsa="4.9", pyaes=None)
     text = verify_report.render(_facts_for_render(libraries=libraries))

@@ -65,6 +65,7 @@ def verify(as_json: bool, no_cpuinfo: bool) -> None:
         facts = report.summary(resolve=True)
     finally:
         registry.report_fallbacks = saved
+    facts["libraries"].update(verify_report.target_library_versions())
     facts["cpu"] = verify_report.cpu_details(facts["platform"], use_cpuinfo=not no_cpuinfo)
     facts["environment"] = _environment_facts()
     facts["calibration"] = verify_report.calibration_facts()

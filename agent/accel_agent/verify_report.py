@@ -34,6 +34,27 @@ def exercise_targets() -> dict[str, str]:
     return outcome
 
 
+# Top-level packages the agent watches that are not a distribution of their own name.
+_NOT_LIBRARIES = ("Crypto", "Cryptodome", "hashlib", "hmac")  # pycryptodome's are listed already
+
+
+def target_library_versions() -> dict[str, str | None]:
+    """The version of every other library a target patches (python-ecdsa's ``ecdsa``, ...).
+
+    Keyed by distribution name, None when not installed; read from
+    distribution metadata, without importing the library.
+    """
+    from importlib import metadata
+
+    versions: dict[str, str | None] = {}
+    for package in sorted({name.split(".")[0] for name in targets.HOOKS} - set(_NOT_LIBRARIES)):
+        try:
+            versions[package] = metadata.version(package)
+        except metadata.PackageNotFoundError:
+            versions[package] = None
+    return versions
+
+
 def cpu_details(platform_facts: dict[str, Any], use_cpuinfo: bool = True) -> dict[str, Any]:
     """CPU brand and a cross-check of /proc/cpuinfo's flags against py-cpuinfo's."""
     details: dict[str, Any] = {"brand": None, "cpuinfo_flags_agree": None, "cpuinfo_problem": None}
