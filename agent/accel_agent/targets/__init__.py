@@ -7,6 +7,7 @@ imported only when a watched module is imported.
 
 from __future__ import annotations
 
+from accel_agent.targets.pyaes import hooks as _pyaes_hooks
 from accel_agent.targets.pycryptodome import hooks as _pycryptodome_hooks
 from accel_agent.targets.python_ecdsa import hooks as _python_ecdsa_hooks
 
@@ -22,3 +23,5 @@ HOOKS.update(
 )
 # python-ecdsa (issue 9): its key classes, in ecdsa.keys.
 HOOKS.update(_python_ecdsa_hooks())
+# pyaes (issue 9): its mode classes and block feeders.
+HOOKS.update(_pyaes_hooks())

@@ -1,0 +1,61 @@
+"""pyaes's ``Encrypter``/``Decrypter`` (``BlockFeeder.feed``): ECB and CBC runs in one call.
+
+pyaes's ``feed`` hands an ECB or CBC mode one 16-byte block per loop turn
+(``_can_consume`` never offers more), which is a Python call per block even
+when each block is served by OpenSSL. For exactly those classes, fed
+``bytes``, the patched ``feed`` computes what the loop would consume (every
+whole block while more than 16 bytes are buffered: the last one waits for
+the padding decision) and passes it to the mode in one call; the buffer and
+the mode end where pyaes's loop leaves them. CTR, CFB and OFB already
+consume everything but 16 bytes in one call, so their ``feed`` is pyaes's,
+as is everything else: finishing (``feed()``/``feed(None)``), other input
+types, feeding after the end, and modes whose state OpenSSL cannot take.
+"""
+
+from __future__ import annotations
+
+import functools
+
+from accel_agent import patching
+from accel_agent.targets.pyaes import modes
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from types import ModuleType
+
+BLOCK_SIZE = 16
+
+
+def patch(module: ModuleType) -> None:
+    """Patch ``pyaes.blockfeeder.BlockFeeder.feed``."""
+    feeder_class = module.BlockFeeder
+    native_feed = vars(feeder_class)["feed"]
+
+    def feed(self, data=None):
+        if type(data) is bytes:
+            method = getattr(self, "_feed", None)
+            entry = modes.BLOCK_RUNS.get(getattr(method, "__func__", None))
+            buffered = getattr(self, "_buffer", None)
+            mode = getattr(self, "_mode", None)
+            if (
+                entry is not None
+                and type(buffered) is bytes
+                and method.__self__ is mode
+                and type(mode) in modes.BLOCK_CLASSES
+            ):
+                buffered += data
+                whole = (len(buffered) - BLOCK_SIZE) // BLOCK_SIZE * BLOCK_SIZE
+                if whole <= 0:
+                    self._buffer = buffered
+                    return b""
+                out = entry[0](mode, buffered[:whole])
+                if out is not None:
+                    self._buffer = buffered[whole:]
+                    return out
+                # OpenSSL cannot take this mode's state: pyaes's loop, on the same buffer.
+                self._buffer = buffered
+                return native_feed(self, b"")
+        return native_feed(self, data)
+
+    functools.update_wrapper(feed, native_feed)
+    patching.patch_attribute(module, "BlockFeeder.feed", feed)
