@@ -612,6 +612,7 @@ def _i(text: str) -> int:
 _SHA256_OID = "2.16.840.1.101.3.4.2.1"
 _SHA384_OID = "2.16.840.1.101.3.4.2.2"
 _SHA512_OID = "2.16.840.1.101.3.4.2.3"
+_SHA256_DIGEST_INFO = bytes.fromhex("3031300d060960864801650304020105000420")  # RFC 8017
 
 # Wycheproof's RSA-2048 key (e = 65537), and SHA-256(b"Test")
 _RSA_N = _i(
@@ -1026,6 +1027,13 @@ def check_rsa_pkcs1v15_signature(provider: Any, vectors: tuple) -> None:
             raise SelfCheckFailed("%s: the signature was rejected" % label)
         if provider.verify_pkcs1v15(public, _flip(signature), digest, oid):
             raise SelfCheckFailed("%s: a tampered signature was accepted" % label)
+        # python-rsa's verify: the DigestInfo recovered from the signature.
+        if oid == _SHA256_OID and provider.recover_pkcs1v15(public, signature) != (
+            _SHA256_DIGEST_INFO + digest
+        ):
+            raise SelfCheckFailed("%s: wrong DigestInfo recovered" % label)
+        if provider.recover_pkcs1v15(public, _flip(signature)) is not None:
+            raise SelfCheckFailed("%s: a tampered signature's padding was accepted" % label)
 
 
 def check_rsa_pss(provider: Any, vectors: tuple) -> None:

@@ -23,6 +23,9 @@ _GENERATE_ATTEMPTS = 8
 
 # DigestInfo prefix of SHA-256 (RFC 8017, 9.2 note 1): the probe of a new private key.
 _SHA256_DIGEST_INFO = bytes.fromhex("3031300d060960864801650304020105000420")
+# MD5 signs PKCS#1 v1.5 only (python-rsa's "MD5"); it is kept out of algorithm(), so
+# the schemes that look a hash up there (pycryptodome's) still serve MD5 natively.
+MD5_OID = "1.2.840.113549.2.5"
 
 
 class RsaProvider:
@@ -41,6 +44,7 @@ class RsaProvider:
         self._InvalidSignature = exceptions.InvalidSignature
         self._by_oid = algorithms_by_oid()
         self._prehashed = {oid: utils.Prehashed(alg) for oid, alg in self._by_oid.items()}
+        self._prehashed[MD5_OID] = utils.Prehashed(hashes.MD5())
         self._pkcs1v15 = padding.PKCS1v15()
         self._pss: dict[tuple[str, int], object] = {}
         self._probe_algorithm = utils.Prehashed(hashes.SHA256())
@@ -110,6 +114,18 @@ class RsaProvider:
         except self._InvalidSignature:
             return False
         return True
+
+    def recover_pkcs1v15(self, public_key, signature: bytes) -> bytes | None:
+        """What follows ``00 01 FF..FF 00`` in the signature raised to ``e``, or None.
+
+        OpenSSL checks the block type 1 padding (at least eight FF bytes) and
+        that the signature is below the modulus; the caller then judges the
+        DigestInfo itself (python-rsa's ``verify`` finds the hash in it).
+        """
+        try:
+            return public_key.recover_data_from_signature(signature, self._pkcs1v15, None)
+        except self._InvalidSignature:
+            return None
 
     # -- PSS -------------------------------------------------------------------
 

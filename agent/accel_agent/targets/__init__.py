@@ -10,6 +10,7 @@ from __future__ import annotations
 from accel_agent.targets.pyaes import hooks as _pyaes_hooks
 from accel_agent.targets.pycryptodome import hooks as _pycryptodome_hooks
 from accel_agent.targets.python_ecdsa import hooks as _python_ecdsa_hooks
+from accel_agent.targets.python_rsa import hooks as _python_rsa_hooks
 
 # watched module name -> patch function spec
 HOOKS: dict[str, str] = dict(_pycryptodome_hooks())
@@ -21,6 +22,8 @@ HOOKS.update(
         "hmac": "accel_agent.targets.hashlib_backend:patch_hmac",
     }
 )
+# python-rsa (issue 9): rsa.pkcs1, rsa.key and the rsa package's re-exports.
+HOOKS.update(_python_rsa_hooks())
 # python-ecdsa (issue 9): its key classes, in ecdsa.keys.
 HOOKS.update(_python_ecdsa_hooks())
 # pyaes (issue 9): its mode classes and block feeders.

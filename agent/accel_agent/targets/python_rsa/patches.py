@@ -1,0 +1,288 @@
+"""python-rsa's PKCS#1 v1.5 functions and ``newkeys`` served by OpenSSL.
+
+What goes to OpenSSL, and why the result is python-rsa's own
+(docs/compatibility-python-rsa.md has the table):
+
+* ``sign_hash`` (and so ``sign``, which calls the module's ``sign_hash``):
+  deterministic, byte-identical. Served when the hash name is one python-rsa
+  knows with its standard DigestInfo (the module's ``HASH_ASN1`` is read at
+  call time), the digest has that hash's length, the block fits the key
+  (python-rsa raises ``OverflowError`` otherwise: native raises it), and the
+  key is a plain ``PrivateKey`` with consistent numbers.
+* ``verify``: OpenSSL raises the signature to ``e`` and checks the block
+  type 1 padding; the rest is python-rsa's own code, run on the very block
+  python-rsa would have computed (``_find_method_hash``, ``compute_hash``,
+  ``_pad_for_signing``, all looked up in the module at call time). A
+  signature OpenSSL rejects (wrong padding, not below the modulus) is judged
+  by native ``verify`` from scratch, which raises ``VerificationError`` or,
+  for what only python-rsa accepts (a signature not reduced modulo n),
+  returns the hash name.
+* ``encrypt``: randomized; OpenSSL draws the non-zero padding, as python-rsa
+  does from ``os.urandom``. Served only while ``os.urandom`` is the function
+  it was when the agent patched (a test that replaces it gets native).
+* ``decrypt``: **native, always**. OpenSSL 3.2 and later reject a bad
+  PKCS#1 v1.5 padding implicitly (a synthetic message instead of an error),
+  where python-rsa raises ``DecryptionError``; pyca/cryptography offers no
+  raw RSA operation to check the padding elsewhere, and telling the two
+  cases apart afterwards would be a padding oracle.
+* ``newkeys``: even sizes from 1024 to 16384 bits, exponent 3 or 65537 (what
+  OpenSSL generates); the keys are python-rsa's ``PublicKey`` and
+  ``PrivateKey``, with python-rsa's conventions (``p > q``,
+  ``d = e^-1 mod (p-1)(q-1)``, computed by python-rsa's own function).
+
+Anything else (other types, a subclass of the key classes, a key OpenSSL
+refuses, an exception from OpenSSL) is the native function's business, and
+native raises python-rsa's own exceptions with their own messages.
+"""
+
+from __future__ import annotations
+
+import functools
+import hmac
+import sys
+
+from accel_agent import patching, registry
+from accel_agent.providers.rsa import MAX_GENERATED_BITS, MD5_OID, MIN_GENERATED_BITS
+from accel_agent.targets.python_rsa import _keys
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from types import ModuleType
+    from typing import Any
+
+_NIST = "2.16.840.1.101.3.4.2."
+_NIST_DER = bytes.fromhex("06096086480165030402")
+
+# python-rsa's hash name -> (object identifier, DigestInfo prefix, digest size), RFC 8017 9.2
+HASHES: dict[str, tuple[str, bytes, int]] = {
+    name: (oid, bytes.fromhex(prefix), size)
+    for name, oid, prefix, size in (
+        ("MD5", MD5_OID, "3020300c06082a864886f70d020505000410", 16),
+        ("SHA-1", "1.3.14.3.2.26", "3021300906052b0e03021a05000414", 20),
+        ("SHA-224", _NIST + "4", "302d300d06096086480165030402040500041c", 28),
+        ("SHA-256", _NIST + "1", "3031300d060960864801650304020105000420", 32),
+        ("SHA-384", _NIST + "2", "3041300d060960864801650304020205000430", 48),
+        ("SHA-512", _NIST + "3", "3051300d060960864801650304020305000440", 64),
+        ("SHA3-256", _NIST + "8", "3031300d060960864801650304020805000420", 32),
+        ("SHA3-384", _NIST + "9", "3041300d060960864801650304020905000430", 48),
+        ("SHA3-512", _NIST + "10", "3051300d060960864801650304020a05000440", 64),
+    )
+}
+
+# The keygen arguments, in python-rsa's order, and its defaults.
+_NEWKEYS_PARAMETERS = ("nbits", "accurate", "poolsize", "exponent")
+_GENERATED_EXPONENTS = (3, 65537)
+
+
+def _byte_size(n: int) -> int:
+    """python-rsa's ``common.byte_size`` for a positive modulus."""
+    return (n.bit_length() + 7) // 8
+
+
+def _on_reset() -> None:
+    _keys.clear()
+
+
+registry.reset_listeners.append(_on_reset)
+
+
+# --------------------------------------------------------------------------- rsa.pkcs1
+
+
+def patch_pkcs1(module: ModuleType) -> None:
+    """``sign_hash``, ``verify`` and ``encrypt`` of ``rsa.pkcs1`` through OpenSSL."""
+    key_module = sys.modules["rsa.key"]  # rsa.pkcs1 imports it first
+    key_classes = (key_module.PublicKey, key_module.PrivateKey)
+    private_class = key_module.PrivateKey
+    sign_slot = registry.slot("rsa-pkcs1v15-sign")
+    encrypt_slot = registry.slot("rsa-pkcs1v15-encrypt")
+    native_sign_hash, native_verify = module.sign_hash, module.verify
+    native_encrypt = module.encrypt
+    urandom = module.os.urandom
+
+    def sign_hash(hash_value: bytes, priv_key: Any, hash_method: str) -> bytes:
+        if type(priv_key) is private_class and type(hash_value) is bytes:
+            known = type(hash_method) is str and HASHES.get(hash_method)
+            # A hash name the application added to HASH_ASN1, or a changed prefix: native.
+            if known and module.HASH_ASN1.get(hash_method) == known[1]:
+                oid, prefix, size = known
+                n = priv_key.n
+                if (
+                    len(hash_value) == size
+                    and type(n) is int
+                    and n > 0
+                    and len(prefix) + size <= _byte_size(n) - 11
+                ):
+                    provider = sign_slot.get()
+                    private = provider is not None and _keys.private_twin(provider, priv_key)
+                    if private:
+                        try:
+                            signature = provider.sign_pkcs1v15(private, hash_value, oid)
+                        except Exception:  # noqa: BLE001 - native decides
+                            signature = None
+                        if signature is not None and len(signature) == _byte_size(n):
+                            sign_slot.calls += 1
+                            return signature
+        return native_sign_hash(hash_value, priv_key, hash_method)
+
+    def verify(message: Any, signature: bytes, pub_key: Any) -> str:
+        if type(pub_key) in key_classes and type(signature) is bytes:
+            n = pub_key.n
+            keylength = type(n) is int and n > 0 and _byte_size(n)
+            if keylength and len(signature) == keylength:
+                provider = sign_slot.get()
+                public = provider is not None and _keys.public_twin(provider, pub_key)
+                if public:
+                    try:
+                        recovered = provider.recover_pkcs1v15(public, signature)
+                    except Exception:  # noqa: BLE001 - native decides
+                        recovered = None
+                    if recovered is not None and len(recovered) <= keylength - 11:
+                        sign_slot.calls += 1
+                        return _verify_recovered(module, message, recovered, keylength)
+        return native_verify(message, signature, pub_key)
+
+    def encrypt(message: bytes, pub_key: Any) -> bytes:
+        if type(message) is bytes and type(pub_key) in key_classes and module.os.urandom is urandom:
+            n = pub_key.n
+            keylength = type(n) is int and n > 0 and _byte_size(n)
+            if keylength and len(message) <= keylength - 11:
+                provider = encrypt_slot.get()
+                public = provider is not None and _keys.public_twin(provider, pub_key)
+                if public:
+                    try:
+                        ciphertext = provider.encrypt_pkcs1v15(public, message)
+                    except Exception:  # noqa: BLE001 - native decides
+                        ciphertext = None
+                    if ciphertext is not None and len(ciphertext) == keylength:
+                        encrypt_slot.calls += 1
+                        return ciphertext
+        return native_encrypt(message, pub_key)
+
+    for name, replacement, original in (
+        ("sign_hash", sign_hash, native_sign_hash),
+        ("verify", verify, native_verify),
+        ("encrypt", encrypt, native_encrypt),
+    ):
+        functools.update_wrapper(replacement, original)
+        patching.patch_attribute(module, name, replacement)
+
+
+def _verify_recovered(module: Any, message: Any, recovered: bytes, keylength: int) -> str:
+    """The rest of python-rsa's ``verify``, on the block OpenSSL recovered.
+
+    OpenSSL checked ``00 01``, at least eight ``FF`` and the ``00``: the
+    block below is byte for byte the ``clearsig`` python-rsa computes, and
+    the steps after are its own functions, so its hash detection (the first
+    ``HASH_ASN1`` entry found anywhere in the block), its errors and its
+    file reading are unchanged. The comparison is constant-time.
+    """
+    clearsig = b"\x00\x01" + b"\xff" * (keylength - 3 - len(recovered)) + b"\x00" + recovered
+    method_name = module._find_method_hash(clearsig)
+    message_hash = module.compute_hash(message, method_name)
+    cleartext = module.HASH_ASN1[method_name] + message_hash
+    expected = module._pad_for_signing(cleartext, keylength)
+    if not hmac.compare_digest(expected, clearsig):
+        raise module.VerificationError("Verification failed")
+    return method_name
+
+
+# --------------------------------------------------------------------------- rsa.key
+
+
+def _newkeys_arguments(args: tuple, kwargs: dict) -> tuple[int, int] | None:
+    """(nbits, exponent) when ``newkeys`` was called in a shape OpenSSL serves, else None."""
+    if len(args) > len(_NEWKEYS_PARAMETERS) or not kwargs.keys() <= set(_NEWKEYS_PARAMETERS):
+        return None
+    values = dict(zip(_NEWKEYS_PARAMETERS, args))
+    for name, value in kwargs.items():
+        if name in values:
+            return None  # given twice: native raises its TypeError
+        values[name] = value
+    nbits, poolsize = values.get("nbits"), values.get("poolsize", 1)
+    exponent = values.get("exponent", 65537)
+    if type(nbits) is not int or type(exponent) is not int or type(poolsize) is not int:
+        return None
+    if (
+        poolsize < 1  # native raises its ValueError
+        or nbits % 2
+        or not MIN_GENERATED_BITS <= nbits <= MAX_GENERATED_BITS
+        or exponent not in _GENERATED_EXPONENTS
+    ):
+        return None
+    return nbits, exponent
+
+
+def patch_key(module: ModuleType) -> None:
+    """``rsa.key.newkeys`` through OpenSSL.
+
+    ``accurate`` asks for ``n`` of exactly ``nbits`` bits (True) or allows
+    slightly fewer (False): OpenSSL's ``n`` always has exactly ``nbits``,
+    which satisfies both. ``poolsize`` is how many processes python-rsa's
+    own prime search uses; OpenSSL's single-threaded search is faster than
+    any pool, so it changes nothing here but is still validated natively
+    (``poolsize < 1`` raises python-rsa's ``ValueError``).
+    """
+    native_newkeys = module.newkeys
+    slot = registry.slot("rsa-keygen")
+
+    def newkeys(*args: Any, **kwargs: Any) -> Any:
+        arguments = _newkeys_arguments(args, kwargs)
+        provider = arguments is not None and slot.get()
+        if provider:
+            keys = _generate(module, provider, *arguments)
+            if keys is not None:
+                slot.calls += 1
+                return keys
+        return native_newkeys(*args, **kwargs)
+
+    functools.update_wrapper(newkeys, native_newkeys)
+    patching.patch_attribute(module, "newkeys", newkeys)
+
+
+def _generate(module: Any, provider: Any, nbits: int, exponent: int) -> Any:
+    """(PublicKey, PrivateKey) from OpenSSL's primes, as python-rsa's ``newkeys`` builds them."""
+    try:
+        generated = provider.generate(nbits, exponent)
+        if generated is None:
+            return None
+        n, _e, _d, small, large, _u, private = generated
+        p, q = large, small  # python-rsa: p > q
+        e, d = module.calculate_keys_custom_exponent(p, q, exponent)
+    except Exception:  # noqa: BLE001 - native generates
+        return None
+    # OpenSSL's d is e^-1 mod lcm(p-1, q-1), python-rsa's mod (p-1)(q-1): the
+    # same modulo p-1 and q-1, so the twin signs exactly as the new key does.
+    _keys.remember_private((n, e, d, p, q), private)
+    return module.PublicKey(n, e), module.PrivateKey(n, e, d, p, q)
+
+
+# --------------------------------------------------------------------------- the rsa package
+
+# Names ``rsa/__init__.py`` re-exports from a patched submodule.
+REEXPORTS = {
+    "newkeys": "rsa.key",
+    "sign_hash": "rsa.pkcs1",
+    "verify": "rsa.pkcs1",
+    "encrypt": "rsa.pkcs1",
+}
+
+
+def patch_package(module: ModuleType) -> None:
+    """Point the ``rsa`` package's re-exports at the patched functions.
+
+    On a fresh ``import rsa`` the package already bound the patched
+    functions (its submodules were patched as they were imported): the
+    original is put back for a moment so the registry records it, and
+    ``uninstall()`` restores it. A re-export the application replaced with
+    something else is left alone.
+    """
+    for name, submodule_name in REEXPORTS.items():
+        if not patching.is_patched(submodule_name, name):
+            continue  # that submodule's patch failed or was undone: stays native
+        original = patching.get_original(submodule_name, name)
+        replacement = getattr(sys.modules[submodule_name], name)
+        current = getattr(module, name, None)
+        if current is original or current is replacement:
+            setattr(module, name, original)
+            patching.patch_attribute(module, name, replacement)
