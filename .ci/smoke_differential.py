@@ -207,6 +207,57 @@ def check_aes_gcm(ctx: Context) -> None:
             )
 
 
+def check_aes_ocb(ctx: Context) -> None:
+    aes, rng = ctx.mod("Cipher.AES"), ctx.rng
+    for key_size in KEY_SIZES:
+        key = rng.randbytes(key_size)
+        for length in _lengths(rng, None):
+            nonce = rng.randbytes(rng.choice((12, 15, 8)))  # 8 bytes: native by design
+            _aead_round_trip(
+                ctx,
+                "OCB-%d len %d" % (key_size * 8, length),
+                lambda key=key, nonce=nonce: aes.new(key, aes.MODE_OCB, nonce=nonce),
+                rng.randbytes(rng.choice((0, 13, 32))),
+                rng.randbytes(length),
+            )
+
+
+def check_aes_siv(ctx: Context) -> None:
+    aes, rng = ctx.mod("Cipher.AES"), ctx.rng
+    for key_size in (32, 48, 64):
+        key = rng.randbytes(key_size)
+        for length in _lengths(rng, None):
+            nonce = rng.randbytes(rng.choice((12, 16)))
+            _aead_round_trip(
+                ctx,
+                "SIV-%d len %d" % (key_size * 4, length),
+                lambda key=key, nonce=nonce: aes.new(key, aes.MODE_SIV, nonce=nonce),
+                rng.randbytes(rng.choice((0, 13, 32))),
+                rng.randbytes(length),
+            )
+
+
+def _aes_key_wrap(mode_attribute: str):
+    def check(ctx: Context) -> None:
+        aes, rng = ctx.mod("Cipher.AES"), ctx.rng
+        mode = getattr(aes, mode_attribute, None)
+        if mode is None:
+            raise Unavailable("%s.Cipher.AES has no %s (4.x)" % (ctx.prefix, mode_attribute))
+        for key_size in KEY_SIZES:
+            key = rng.randbytes(key_size)
+            for length in (rng.randrange(1, 80), 8 * rng.randrange(2, 10), 7):
+                label = "%s-%d len %d" % (mode_attribute, key_size * 8, length)
+                wrapped = ctx.call(label + " seal", aes.new(key, mode).seal, rng.randbytes(length))
+                if wrapped is None:
+                    continue
+                ctx.call(label + " unseal", aes.new(key, mode).unseal, wrapped)
+                forged = wrapped[:-1] + bytes([wrapped[-1] ^ 1])
+                ctx.call(label + " forged", aes.new(key, mode).unseal, forged)
+
+    check.__name__ = "check_aes_" + mode_attribute[5:].lower()
+    return check
+
+
 # ---------------------------------------------------------------------------- ChaCha20
 
 
@@ -594,6 +645,10 @@ CHECKS = {
     "aes-cfb": _aes_stream_mode("CFB", "MODE_CFB", "iv", 16, segment_size=128),
     "aes-ofb": _aes_stream_mode("OFB", "MODE_OFB", "iv", 16),
     "aes-gcm": check_aes_gcm,
+    "aes-ocb": check_aes_ocb,
+    "aes-siv": check_aes_siv,
+    "aes-kw": _aes_key_wrap("MODE_KW"),
+    "aes-kwp": _aes_key_wrap("MODE_KWP"),
     "chacha20": _check_chacha20,
     "chacha20-poly1305": _chacha_poly(12),
     "xchacha20-poly1305": _chacha_poly(24),

@@ -23,6 +23,11 @@ BUILTIN_DEFAULTS: dict[str, str] = {
     "chacha20": "openssl",  # see docs/compatibility.md, ChaCha section, for the figures
     "chacha20-poly1305": "openssl",
     "xchacha20-poly1305": "openssl",
+    # Issue 5: OCB, SIV and key wrap (docs/performance.md, "AES-OCB, SIV, KW, KWP").
+    "aes-ocb": "openssl",
+    "aes-siv": "openssl",
+    "aes-kw": "openssl",
+    "aes-kwp": "openssl",
 }
 
 

@@ -52,6 +52,11 @@ PRIMITIVES: tuple[PrimitiveSpec, ...] = (
     PrimitiveSpec("aes-ofb", "aes", ("aes",), (_openssl("aes", "ofb_provider"),)),
     # GCM's speed rests on carry-less multiplication as much as on AES rounds.
     PrimitiveSpec("aes-gcm", "aes", ("aes", "clmul"), (_openssl("aes", "gcm_provider"),)),
+    # Issue 5: one-shot OpenSSL primitives (AESOCB3, AESSIV, RFC 3394/5649 key wrap).
+    PrimitiveSpec("aes-ocb", "aes", ("aes",), (_openssl("aes_ocb_siv_kw", "ocb_provider"),)),
+    PrimitiveSpec("aes-siv", "aes", ("aes",), (_openssl("aes_ocb_siv_kw", "siv_provider"),)),
+    PrimitiveSpec("aes-kw", "aes", ("aes",), (_openssl("aes_ocb_siv_kw", "kw_provider"),)),
+    PrimitiveSpec("aes-kwp", "aes", ("aes",), (_openssl("aes_ocb_siv_kw", "kwp_provider"),)),
     # ChaCha20 is fast in portable SIMD code: no CPU feature is required.
     PrimitiveSpec("chacha20", "chacha", (), (_openssl("chacha", "chacha20_provider"),)),
     PrimitiveSpec(

@@ -1207,3 +1207,10 @@ KNOWN_ANSWERS.update(
         "ecc-keygen": (check_ecc_keygen, NIST_CURVE_PARAMETERS),
     }
 )
+
+
+# =========================================================================== AES-OCB, SIV, KW, KWP
+# Issue 5: their vectors and checkers live in their own module (RFC 7253, 5297, 3394, 5649).
+from accel_agent._selfcheck_aes_ocb_siv_kw import KNOWN_ANSWERS as _OCB_SIV_KW  # noqa: E402
+
+KNOWN_ANSWERS.update(_OCB_SIV_KW)

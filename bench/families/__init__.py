@@ -39,7 +39,16 @@ MIB = 1024 * KIB
 STANDARD_SIZES = (64, KIB, 16 * KIB, MIB)
 
 # Family modules, in the order their tables print.
-FAMILIES = ("aes", "chacha", "hashes", "pubkey", "python_ecdsa", "pyaes", "python_rsa")
+FAMILIES = (
+    "aes",
+    "aes_ocb_siv_kw",
+    "chacha",
+    "hashes",
+    "pubkey",
+    "python_ecdsa",
+    "pyaes",
+    "python_rsa",
+)
 
 
 class Row:

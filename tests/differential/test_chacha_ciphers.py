@@ -396,6 +396,17 @@ def test_chacha20_poly1305_messages(
     both(aead_message, aead, key, nonce, aad_parts, blob, enc_cuts, tampering, verification)
 
 
+# Whole messages up to 64 KiB go to the one-shot AEAD call, longer ones stream.
+@pytest.mark.accelerates("chacha20-poly1305")
+@with_flavours
+@pytest.mark.parametrize("size", [64 * 1024, 64 * 1024 + 1])
+@pytest.mark.parametrize("tampering", ["none", "ciphertext", "tag"])
+@pytest.mark.parametrize("verification", ["decrypt_and_verify", "decrypt+verify"])
+def test_chacha20_poly1305_at_the_one_shot_boundary(aead, size, tampering, verification):
+    blob = make_bytes(size, size)
+    both(aead_message, aead, bytes(32), bytes(12), [b"aad"], blob, None, tampering, verification)
+
+
 @pytest.mark.accelerates("xchacha20-poly1305")
 @with_flavours
 @scaled(0.5)

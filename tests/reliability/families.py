@@ -273,6 +273,124 @@ def aes_secret_paths(pkg: str, s: type[Secrets]) -> list[BaseException]:
     return raised
 
 
+# ============================================================================ AES-OCB, SIV, KW, KWP
+
+AES_MORE_PRIMITIVES = ("aes-ocb", "aes-siv", "aes-kw", "aes-kwp")
+
+
+def aes_more_workload(pkg: str) -> dict[str, bytes]:
+    """OCB and SIV one-shot, streamed and forged; KW and KWP both ways and forged."""
+    AES = _aes(pkg)
+    message = bytes(range(256)) * 4 + bytes(range(64))
+    out: dict[str, bytes] = {}
+    for size in (16, 24, 32):
+        key = bytes(range(size, 2 * size))
+        nonce = bytes(range(12))
+        enc = AES.new(key, AES.MODE_OCB, nonce=nonce)
+        enc.update(b"header")
+        ciphertext, tag = enc.encrypt_and_digest(message)
+        out["ocb-%d" % size] = ciphertext + tag
+        stream = AES.new(key, AES.MODE_OCB, nonce=nonce)
+        stream.update(b"header")
+        out["ocb-stream-%d" % size] = (
+            stream.encrypt(message[:100]) + stream.encrypt(message[100:]) + stream.encrypt()
+        )
+        for label, candidate in (("open", tag), ("forged", bytes([tag[0] ^ 1]) + tag[1:])):
+            dec = AES.new(key, AES.MODE_OCB, nonce=nonce)
+            dec.update(b"header")
+            opened = outcome(dec.decrypt_and_verify, ciphertext, candidate)
+            out["ocb-%s-%d" % (label, size)] = opened
+            out["ocb-%s-again-%d" % (label, size)] = outcome(dec.verify, tag)
+        siv_key = key * 2
+        for siv_nonce in (None, nonce):
+            options = {} if siv_nonce is None else {"nonce": siv_nonce}
+            enc = AES.new(siv_key, AES.MODE_SIV, **options)
+            enc.update(b"first")
+            enc.update(b"second")
+            ciphertext, tag = enc.encrypt_and_digest(message)
+            out["siv-%d-%s" % (size, bool(siv_nonce))] = tag + ciphertext
+            for label, candidate in (("open", tag), ("forged", bytes([tag[0] ^ 1]) + tag[1:])):
+                dec = AES.new(siv_key, AES.MODE_SIV, **options)
+                dec.update(b"first")
+                dec.update(b"second")
+                out["siv-%s-%d-%s" % (label, size, bool(siv_nonce))] = outcome(
+                    dec.decrypt_and_verify, ciphertext, candidate
+                )
+        for mode_name in ("MODE_KW", "MODE_KWP"):
+            mode = getattr(AES, mode_name, None)
+            if mode is None:  # pycryptodome 3.x
+                continue
+            data = message[:40] if mode_name == "MODE_KW" else message[:37]
+            wrapped = AES.new(key, mode).seal(data)
+            out["%s-%d" % (mode_name, size)] = wrapped
+            out["%s-open-%d" % (mode_name, size)] = outcome(AES.new(key, mode).unseal, wrapped)
+            forged = wrapped[:-1] + bytes([wrapped[-1] ^ 1])
+            out["%s-forged-%d" % (mode_name, size)] = outcome(AES.new(key, mode).unseal, forged)
+    return out
+
+
+def aes_more_shared(pkg: str) -> list[SharedCase]:
+    """A fresh OCB or SIV object sealed by many threads at once: one wins, the rest raise."""
+    AES = _aes(pkg)
+    key = bytes(range(32))
+    return [
+        SharedCase(
+            "ocb-one-shot",
+            lambda: AES.new(key[:16], AES.MODE_OCB, nonce=key[:12]),
+            lambda obj: outcome(obj.encrypt_and_digest, bytes(64)),
+        ),
+        SharedCase(
+            "siv-one-shot",
+            lambda: AES.new(key, AES.MODE_SIV, nonce=key[:12]),
+            lambda obj: outcome(obj.encrypt_and_digest, bytes(64)),
+        ),
+    ]
+
+
+def aes_more_secret_paths(pkg: str, s: type[Secrets]) -> list[BaseException]:
+    """Every OCB, SIV and key-wrap path, good and bad, with marked key, nonce, data and tags."""
+    AES = _aes(pkg)
+    raised: list[BaseException] = []
+    text = s.plaintext.decode()
+    for key in (s.key16, s.key24, s.key32):
+        for nonce in (s.nonce, s.nonce[:8]):  # 12 bytes (OpenSSL), 8 bytes (native)
+            enc = AES.new(key, AES.MODE_OCB, nonce=nonce)
+            enc.update(s.aad)
+            ciphertext, tag = enc.encrypt_and_digest(s.plaintext)
+            for candidate in (tag, bytes([tag[0] ^ 1]) + tag[1:], tag[:8], b""):
+                dec = AES.new(key, AES.MODE_OCB, nonce=nonce)
+                dec.update(s.aad)
+                attempt(raised, dec.decrypt_and_verify, ciphertext, candidate)
+                attempt(raised, dec.verify, candidate)
+                attempt(raised, dec.hexverify, candidate.hex())
+                attempt(raised, dec.encrypt, s.plaintext)
+            attempt(raised, AES.new(key, AES.MODE_OCB, nonce=nonce).encrypt_and_digest, text)
+        attempt(raised, AES.new, key, AES.MODE_OCB, nonce=s.iv)
+        attempt(raised, AES.new, key, AES.MODE_OCB, nonce=s.nonce, mac_len=7)
+        siv_key = key + key
+        for options in ({}, {"nonce": s.nonce}):
+            enc = AES.new(siv_key, AES.MODE_SIV, **options)
+            enc.update(s.aad)
+            ciphertext, tag = enc.encrypt_and_digest(s.plaintext)
+            for candidate in (tag, bytes([tag[0] ^ 1]) + tag[1:], tag[:8], b""):
+                dec = AES.new(siv_key, AES.MODE_SIV, **options)
+                dec.update(s.aad)
+                attempt(raised, dec.decrypt_and_verify, ciphertext, candidate)
+                attempt(raised, dec.verify, candidate)
+                attempt(raised, dec.update, s.aad)
+            attempt(raised, AES.new(siv_key, AES.MODE_SIV, **options).encrypt, s.plaintext)
+        attempt(raised, AES.new, key, AES.MODE_SIV, nonce=s.nonce)
+        for mode in (getattr(AES, "MODE_KW", None), getattr(AES, "MODE_KWP", None)):
+            if mode is None:
+                continue
+            wrapped = AES.new(key, mode).seal(s.plaintext)
+            attempt(raised, AES.new(key, mode).unseal, wrapped[:-1] + bytes([wrapped[-1] ^ 1]))
+            attempt(raised, AES.new(key, mode).unseal, s.plaintext[:20])
+            attempt(raised, AES.new(key, mode).seal, s.plaintext[:15])
+            attempt(raised, AES.new(key, mode).seal, text)
+    return raised
+
+
 # ============================================================================ ChaCha20
 
 CHACHA_PRIMITIVES = ("chacha20", "chacha20-poly1305", "xchacha20-poly1305")
@@ -768,6 +886,126 @@ def ecc_secret_paths(pkg: str, s: type[Secrets]) -> list[BaseException]:
     return raised
 
 
+# ============================================================ other libraries (issue 9)
+# python-rsa and python-ecdsa: the same providers as pycryptodome's public
+# keys, reached through another library's API. Their workloads ignore ``pkg``
+# (they run once per installed pycryptodome flavour, identically). pyaes has
+# reliability tests of its own (tests/libraries/pyaes/test_pyaes_reliability.py).
+
+PYTHON_RSA_PRIMITIVES = ("rsa-pkcs1v15-sign", "rsa-pkcs1v15-encrypt")
+PYTHON_ECDSA_PRIMITIVES = ("ecdsa-p256", "ecdsa-p384", "ecdsa-secp256k1")
+
+
+def _python_rsa_key():
+    rsa = importlib.import_module("rsa")
+    n, e = RSA_P * RSA_Q, 65537
+    d = pow(e, -1, (RSA_P - 1) * (RSA_Q - 1))
+    return rsa, rsa.PrivateKey(n, e, d, RSA_P, RSA_Q), rsa.PublicKey(n, e)
+
+
+def python_rsa_workload(pkg: str) -> dict[str, bytes]:
+    """Deterministic signatures as they are; the random encryption through its decryption."""
+    rsa, private, public = _python_rsa_key()
+    out: dict[str, bytes] = {}
+    for method in ("SHA-256", "SHA-1", "SHA-512"):
+        signature = rsa.sign(b"a message to sign", private, method)
+        out["sign-" + method] = signature
+        out["verify-" + method] = outcome(
+            lambda s=signature: rsa.verify(b"a message to sign", s, public).encode()
+        )
+        out["forged-" + method] = outcome(
+            rsa.verify, b"a message to sign", _flip(signature), public
+        )
+    ciphertext = rsa.encrypt(b"a secret message", public)
+    out["encrypt"] = rsa.decrypt(ciphertext, private)
+    out["encrypt-too-long"] = outcome(rsa.encrypt, bytes(250), public)
+    return out
+
+
+def python_rsa_shared(pkg: str) -> list[SharedCase]:
+    rsa, private, public = _python_rsa_key()
+    signature = rsa.sign(b"shared", private, "SHA-256")
+    return [
+        SharedCase("sign", lambda: private, lambda key: rsa.sign(b"shared", key, "SHA-256")),
+        SharedCase(
+            "verify", lambda: public, lambda key: rsa.verify(b"shared", signature, key).encode()
+        ),
+    ]
+
+
+def python_rsa_secret_paths(pkg: str, s: type[Secrets]) -> list[BaseException]:
+    rsa, private, public = _python_rsa_key()
+    raised: list[BaseException] = []
+    text = s.plaintext.decode()
+    signature = rsa.sign(s.plaintext, private, "SHA-256")
+    for bad in (_flip(signature), signature[:-1], s.plaintext, s.key32, b"", text, None, 7):
+        attempt(raised, rsa.verify, s.plaintext, bad, public)
+        attempt(raised, rsa.verify, s.aad, bad, public)
+    for message in (s.plaintext * 3, text, None, s.key32 * 8):
+        attempt(raised, rsa.encrypt, message, public)
+        attempt(raised, rsa.sign, message, private, "SHA-256")
+    attempt(raised, rsa.sign, s.plaintext, private, "SHA-3")
+    attempt(raised, rsa.sign_hash, s.key32, private, "SHA-1")
+    attempt(raised, rsa.sign, s.plaintext, public, "SHA-256")
+    attempt(raised, rsa.decrypt, s.plaintext * 3, private)
+    attempt(raised, rsa.decrypt, rsa.encrypt(s.plaintext, public)[:-1], private)
+    attempt(raised, rsa.find_signature_hash, _flip(signature), public)
+    return raised
+
+
+def _python_ecdsa_keys(secret: bytes = bytes(range(1, 33))):
+    ecdsa = importlib.import_module("ecdsa")
+    keys = {}
+    for curve in (ecdsa.NIST256p, ecdsa.NIST384p, ecdsa.SECP256k1):
+        exponent = int.from_bytes(secret, "big") % (curve.order - 1) + 1
+        keys[curve.name] = ecdsa.SigningKey.from_secret_exponent(exponent, curve=curve)
+    return ecdsa, keys
+
+
+def python_ecdsa_workload(pkg: str) -> dict[str, bytes]:
+    """Deterministic signatures as they are; random ones through their verification."""
+    ecdsa, keys = _python_ecdsa_keys()
+    util = importlib.import_module("ecdsa.util")
+    hashlib = importlib.import_module("hashlib")
+    out: dict[str, bytes] = {}
+    message = b"a message to sign"
+    for name, key in keys.items():
+        verifying = key.get_verifying_key()
+        signature = key.sign_deterministic(message, hashfunc=hashlib.sha256)
+        out["deterministic-" + name] = signature
+        out["verify-" + name] = outcome(
+            lambda v=verifying, s=signature: b"%d" % v.verify(s, message, hashlib.sha256)
+        )
+        out["forged-" + name] = outcome(verifying.verify, _flip(signature), message, hashlib.sha256)
+        der = key.sign(message, sigencode=util.sigencode_der)
+        out["random-" + name] = outcome(
+            lambda v=verifying, d=der: b"%d" % v.verify(d, message, sigdecode=util.sigdecode_der)
+        )
+    return out
+
+
+def python_ecdsa_shared(pkg: str) -> list[SharedCase]:
+    _ecdsa, keys = _python_ecdsa_keys()
+    key = keys["NIST256p"]
+    return [SharedCase("sign_deterministic", lambda: key, lambda k: k.sign_deterministic(b"s"))]
+
+
+def python_ecdsa_secret_paths(pkg: str, s: type[Secrets]) -> list[BaseException]:
+    ecdsa, keys = _python_ecdsa_keys(s.key32)  # the secret exponent's hex is the mark's
+    util = importlib.import_module("ecdsa.util")
+    raised: list[BaseException] = []
+    text = s.plaintext.decode()
+    for key in keys.values():
+        verifying = key.get_verifying_key()
+        signature = key.sign_deterministic(s.plaintext)
+        for bad in (_flip(signature), signature[:-1], s.plaintext, s.key32, b"", text, None):
+            attempt(raised, verifying.verify, bad, s.plaintext)
+        attempt(raised, verifying.verify, signature, s.plaintext, sigdecode=util.sigdecode_der)
+        attempt(raised, key.sign_digest, s.plaintext * 2, allow_truncate=False)
+        attempt(raised, key.sign, text)
+    return raised
+
+
 FAMILIES = (
     Family("aes", "Cipher.AES", AES_PRIMITIVES, aes_workload, aes_shared, aes_secret_paths),
     Family(
@@ -779,6 +1017,30 @@ FAMILIES = (
         chacha_secret_paths,
     ),
     Family("hashes", "Hash.SHA256", HASH_PRIMITIVES, hash_workload, hash_shared, hash_secret_paths),
+    Family(
+        "aes-ocb-siv-kw",
+        "Cipher.AES",
+        AES_MORE_PRIMITIVES,
+        aes_more_workload,
+        aes_more_shared,
+        aes_more_secret_paths,
+    ),
     Family("rsa", "PublicKey.RSA", RSA_PRIMITIVES, rsa_workload, rsa_shared, rsa_secret_paths),
     Family("ecc", "PublicKey.ECC", ECC_PRIMITIVES, ecc_workload, ecc_shared, ecc_secret_paths),
+    Family(
+        "python-rsa",
+        "rsa",
+        PYTHON_RSA_PRIMITIVES,
+        python_rsa_workload,
+        python_rsa_shared,
+        python_rsa_secret_paths,
+    ),
+    Family(
+        "python-ecdsa",
+        "ecdsa",
+        PYTHON_ECDSA_PRIMITIVES,
+        python_ecdsa_workload,
+        python_ecdsa_shared,
+        python_ecdsa_secret_paths,
+    ),
 )

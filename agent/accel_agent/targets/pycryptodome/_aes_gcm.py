@@ -61,8 +61,9 @@ class GcmCipher:
     """pycryptodome's ``GcmMode``, served by OpenSSL.
 
     No ``__slots__``: the class attributes below are the state of a fresh
-    object, so creating one sets four attributes (a whole message on a fresh
+    object, so creating one sets few attributes (a whole message on a fresh
     object is the common case, and its cost is what users pay per message).
+    ``AES.new``'s fast path makes one without the ``__init__`` frame.
     """
 
     block_size = BLOCK_SIZE
@@ -72,13 +73,23 @@ class GcmCipher:
     _next = _INITIAL
     _aad: list[bytes] | tuple = ()  # associated data not yet given to OpenSSL
     _auth_len = 0
-    _msg_len = 0
+    _msg_count = 0  # pycryptodome's _msg_len (see the property below)
     _context = None  # OpenSSL's encryption or decryption context
     _tag: bytes | None = None
     _tag_checked = False  # OpenSSL's context has checked a tag already
     _kept: list[bytes] | tuple = ()  # decrypted data kept to rebuild the tag
     _kept_size = 0
     _shadow = None  # an encryptor fed with the plaintext, past PLAINTEXT_KEPT_LIMIT
+    # The key stream token: a list holding the tag length until one call
+    # takes it to use the key stream from its start, either a whole message
+    # sent to the one-shot AEAD call (encrypt_and_digest, decrypt_and_verify)
+    # or the opening of a streaming context (_open). Taking it is
+    # ``list.pop()``, one atomic operation even without a GIL: of two threads
+    # starting with one fresh object only one gets it, so the nonce cannot
+    # start the key stream twice (a lock did the same for ~250 ns per
+    # message). 0 instead of the tag length: no one-shot (a message length
+    # was set from outside); a context may still take it.
+    _one_shot: list | tuple = ()
 
     _mac_len = 16
 
@@ -91,6 +102,19 @@ class GcmCipher:
         self.nonce = nonce
         if mac_len != 16:
             self._mac_len = mac_len
+        self._one_shot = [mac_len]
+
+    @property
+    def _msg_len(self) -> int:
+        """pycryptodome's count of message bytes; its tests set it near the limit."""
+        return self._msg_count
+
+    @_msg_len.setter
+    def _msg_len(self, value: int) -> None:
+        # A count set from outside: encrypt()/decrypt() must judge the limit.
+        if self._one_shot:
+            self._one_shot[0] = 0
+        self._msg_count = value
 
     # -- twins -------------------------------------------------------------
 
@@ -106,7 +130,7 @@ class GcmCipher:
             for chunk in self._aad:
                 twin.update(chunk)
             twin._auth_len = self._auth_len  # the counts native checks its limits against
-            twin._msg_len = self._msg_len
+            twin._msg_len = self._msg_count
             self._twin = twin
             self._next = _WITH_TWIN
         return self._twin
@@ -119,7 +143,7 @@ class GcmCipher:
         """
         twin = self._new_native()
         _replay(twin, self._next)
-        twin._msg_len = self._msg_len
+        twin._msg_len = self._msg_count
         twin._auth_len = self._auth_len
         return getattr(twin, method)(*args, **kwargs)
 
@@ -144,23 +168,18 @@ class GcmCipher:
         self._auth_len += len(assoc_data)
         return self
 
-    def _claim(self, state: frozenset) -> bool:
-        """Move a fresh object to ``state``, unless another thread's call got there first.
-
-        Two threads sealing with one fresh object must not both use its nonce
-        from the start of the key stream.
-        """
-        with _aes_modes.FIRST_USE_LOCK:
-            if self._next is not _INITIAL:
-                return False
-            self._next = state
-            return True
-
     def _open(self, direction: str) -> Any:
         """OpenSSL's context, opened once even when threads share a new object."""
         with _aes_modes.FIRST_USE_LOCK:
             if self._context is not None:
                 return self._context
+            try:
+                self._one_shot.pop()
+            except (IndexError, AttributeError):
+                # Another thread's encrypt_and_digest()/decrypt_and_verify() has
+                # used the key stream of this nonce: starting it again would
+                # reuse it. Only racing calls on one fresh object get here.
+                raise TypeError("this GCM object's nonce was used by a concurrent call") from None
             if direction == ENCRYPT:
                 context = self._provider.encryptor(self._key, self.nonce)
             else:
@@ -189,7 +208,7 @@ class GcmCipher:
             self._native_verdict(ENCRYPT, plaintext, output=output)  # pycryptodome 4.x raises here
         self._next = _AFTER_ENCRYPT
         context = self._context or self._open(ENCRYPT)
-        self._msg_len += len(plaintext)
+        self._msg_count += len(plaintext)
         self._backing.slot.calls += 1
         return _buffers.deliver(context.update(plaintext), output)
 
@@ -211,22 +230,42 @@ class GcmCipher:
 
     def encrypt_and_digest(self, plaintext: Any, output: Any = None) -> tuple[Any, bytes]:
         if (
-            self._next is _INITIAL
+            self._one_shot
             and output is None
             and type(plaintext) is bytes
-            and len(plaintext) <= ONE_SHOT_LIMIT
-            and not self._msg_len  # a count set from outside: let encrypt() judge the limit
-            and self._claim(_AFTER_DIGEST)
+            and self._next is _INITIAL
         ):
-            # After digest() only digest() may follow, so the message length
-            # (kept for the limit checks of later calls) is not needed any more.
-            sealed = self._provider.one_shot(self._key).encrypt(
-                self.nonce, plaintext, b"".join(self._aad) if self._aad else None
-            )
-            tag = sealed[-16:]
-            self._tag = tag = tag if self._mac_len == 16 else tag[: self._mac_len]
-            self._backing.slot.calls += 1
-            return sealed[:-16], tag
+            # A fresh object: the whole message in one go, once the key
+            # stream token is ours (see _one_shot).
+            try:
+                mac_len = self._one_shot.pop()
+            except IndexError:
+                mac_len = None  # another thread's call took it: the general path judges
+            size = len(plaintext)
+            if mac_len and size <= ONE_SHOT_LIMIT:
+                # After digest() only digest() may follow, so the message length
+                # (kept for the limit checks of later calls) is not needed any more.
+                self._next = _AFTER_DIGEST
+                sealed = self._provider.one_shot(self._key).encrypt(
+                    self.nonce, plaintext, b"".join(self._aad) if self._aad else None
+                )
+                self._tag = tag = sealed[-16:] if mac_len == 16 else sealed[-16 : mac_len - 16]
+                self._backing.slot.calls += 1
+                return sealed[:-16], tag
+            if mac_len and size <= SMALLEST_MESSAGE_LIMIT:
+                # Slicing a large ct || tag costs more than encrypting it: OpenSSL's
+                # streaming context returns the ciphertext and the tag apart.
+                self._next = _AFTER_DIGEST
+                context = self._provider.encryptor(self._key, self.nonce)
+                for chunk in self._aad:
+                    context.authenticate_additional_data(chunk)
+                ciphertext = context.update(plaintext)
+                context.finalize()
+                self._tag = tag = context.tag[:mac_len]
+                self._backing.slot.calls += 1
+                return ciphertext, tag
+            if mac_len is not None:
+                self._one_shot.append(mac_len)  # not served here: _open() takes it
         return self.encrypt(plaintext, output=output), self.digest()
 
     # -- decryption --------------------------------------------------------
@@ -248,7 +287,7 @@ class GcmCipher:
             self._native_verdict(DECRYPT, ciphertext, output=output)  # pycryptodome 4.x raises here
         self._next = _AFTER_DECRYPT
         context = self._context or self._open(DECRYPT)
-        self._msg_len += len(ciphertext)
+        self._msg_count += len(ciphertext)
         plaintext = context.update(ciphertext)
         self._keep(plaintext)
         self._backing.slot.calls += 1
@@ -282,30 +321,55 @@ class GcmCipher:
 
     def decrypt_and_verify(self, ciphertext: Any, received_mac_tag: Any, output: Any = None) -> Any:
         if (
-            self._next is _INITIAL
+            self._one_shot
             and output is None
-            and self._mac_len == 16
             and type(ciphertext) is bytes
-            and len(ciphertext) <= ONE_SHOT_LIMIT
-            and not self._msg_len
             and type(received_mac_tag) is bytes
             and len(received_mac_tag) == 16
-            and self._claim(_AFTER_VERIFY)
+            and self._next is _INITIAL
         ):
-            aad = b"".join(self._aad) if self._aad else None
-            self._backing.slot.calls += 1
+            # A fresh object: the whole message in one go, once the key
+            # stream token is ours (see _one_shot).
             try:
-                plaintext = self._provider.one_shot(self._key).decrypt(
-                    self.nonce, ciphertext + received_mac_tag, aad
-                )
-            except self._provider.InvalidTag:
-                # Keep what a later verify() needs to know the real tag.
-                self._kept = [self._plaintext_of(ciphertext)]
-                self._tag_checked = True
-                raise ValueError("MAC check failed") from None
-            self._tag = received_mac_tag
-            self._tag_checked = True
-            return plaintext
+                mac_len = self._one_shot.pop()
+            except IndexError:
+                mac_len = None  # another thread's call took it: the general path judges
+            size = len(ciphertext)
+            # Attributes are set in encrypt_and_digest's order (_next, _tag):
+            # objects that differ in it lose CPython's shared-key instance layout.
+            if mac_len == 16 and size <= ONE_SHOT_LIMIT:
+                self._next = _AFTER_VERIFY
+                self._backing.slot.calls += 1
+                aad = b"".join(self._aad) if self._aad else None
+                try:
+                    plaintext = self._provider.one_shot(self._key).decrypt(
+                        self.nonce, ciphertext + received_mac_tag, aad
+                    )
+                except self._provider.InvalidTag:
+                    # Keep what a later verify() needs to know the real tag.
+                    self._tag_checked = True
+                    self._kept = [self._plaintext_of(ciphertext)]
+                    raise ValueError("MAC check failed") from None
+                self._tag = received_mac_tag  # verify() compares with it from now on
+                return plaintext
+            if mac_len == 16 and size <= PLAINTEXT_KEPT_LIMIT:
+                # Streaming: no ct || tag copy to build.
+                self._next = _AFTER_VERIFY
+                self._backing.slot.calls += 1
+                context = self._provider.decryptor(self._key, self.nonce)
+                for chunk in self._aad:
+                    context.authenticate_additional_data(chunk)
+                plaintext = context.update(ciphertext)
+                try:
+                    context.finalize_with_tag(received_mac_tag)
+                except self._provider.InvalidTag:
+                    self._tag_checked = True
+                    self._kept = [plaintext]  # a later verify() rebuilds the real tag from it
+                    raise ValueError("MAC check failed") from None
+                self._tag = received_mac_tag
+                return plaintext
+            if mac_len is not None:
+                self._one_shot.append(mac_len)  # not served here: _open() takes it
         plaintext = self.decrypt(ciphertext, output=output)
         self.verify(received_mac_tag)
         return plaintext
@@ -313,7 +377,7 @@ class GcmCipher:
     # -- helpers -----------------------------------------------------------
 
     def _too_long(self, length: int) -> bool:
-        return self._msg_len + length > SMALLEST_MESSAGE_LIMIT
+        return self._msg_count + length > SMALLEST_MESSAGE_LIMIT
 
     def _check(self, received: bytes) -> bool:
         """Compare ``received`` with the real tag, in constant time."""
@@ -321,13 +385,12 @@ class GcmCipher:
             return compare_digest(self._tag, received)
         if len(received) != self._mac_len:
             return False  # native compares mac_len bytes with it: never equal
-        if self._context is None:
-            self._open(DECRYPT)
         if not self._tag_checked:
+            context = self._context or self._open(DECRYPT)
             self._tag_checked = True
             self._backing.slot.calls += 1
             try:
-                self._context.finalize_with_tag(received)
+                context.finalize_with_tag(received)
             except self._provider.InvalidTag:
                 return False
             self._tag = received

@@ -16,7 +16,7 @@ import os
 import sys
 
 from accel_agent import patching, registry
-from accel_agent.targets.pycryptodome import _buffers
+from accel_agent.targets.pycryptodome import _aes_ocb_siv_kw, _buffers
 from accel_agent.targets.pycryptodome._aes_gcm import GcmCipher
 from accel_agent.targets.pycryptodome._aes_modes import (
     CbcCipher,
@@ -34,6 +34,7 @@ if TYPE_CHECKING:
 KEY_SIZES = (16, 24, 32)
 BLOCK_SIZE = 16
 MODE_ECB, MODE_CBC, MODE_CFB, MODE_OFB, MODE_CTR, MODE_GCM = 1, 2, 3, 5, 6, 11
+MODE_SIV = 10  # its key is two AES keys
 GCM_NONCE_SIZES = range(8, 129)  # what pyca/cryptography accepts; pycryptodome accepts more
 CFB_SEGMENTS = (8, 128)  # the segment sizes OpenSSL has
 
@@ -45,6 +46,8 @@ _IV_KEYWORDS = frozenset(("iv", "IV", "use_aesni"))
 _CFB_KEYWORDS = _IV_KEYWORDS | {"segment_size"}
 _CTR_KEYWORDS = frozenset(("nonce", "initial_value", "counter", "use_aesni"))
 _GCM_KEYWORDS = frozenset(("nonce", "mac_len", "use_aesni", "use_clmul"))
+_new_object = object.__new__
+_UNRESOLVED = registry._UNRESOLVED
 
 
 class Backing:
@@ -62,30 +65,42 @@ def patch(module: ModuleType) -> None:
     _apply_calibration()
     original_new = module.new
     builders = _builders(original_new, lambda: _unpatch_if_all_native(module, builders))
+    # Issue 5: OCB, SIV, KW and KWP (only the modes this pycryptodome has).
+    builders.update(
+        _aes_ocb_siv_kw.builders(
+            module, Backing, original_new, lambda: _unpatch_if_all_native(module, builders)
+        )
+    )
     gcm_backing = builders[MODE_GCM].backing
     gcm_slot = gcm_backing.slot
 
     def new(key: Any, mode: Any, *args: Any, **kwargs: Any) -> Any:
         # The most frequent call, AES.new(key, AES.MODE_GCM, nonce=nonce) with
         # bytes, is checked inline: at 64 bytes a message costs about as much
-        # as one extra Python call.
-        if mode == MODE_GCM and not args and len(kwargs) == 1 and type(key) is bytes:
+        # as one extra Python call. (A keyword-only ``nonce`` parameter would
+        # bind faster, but loses the order of the keywords, which
+        # pycryptodome's "Unknown parameters" messages show.)
+        if mode == MODE_GCM and len(kwargs) == 1 and type(key) is bytes and not args:
             nonce = kwargs.get("nonce")
-            provider = gcm_slot._provider
-            if (
-                type(nonce) is bytes
-                and 8 <= len(nonce) <= 128
-                and len(key) in KEY_SIZES
-                and provider is not None
-                and provider is not registry._UNRESOLVED
-            ):
-                return GcmCipher(gcm_backing, provider, key, nonce)
+            if type(nonce) is bytes and 8 <= len(nonce) <= 128 and len(key) in KEY_SIZES:
+                provider = gcm_slot._provider
+                if provider is not None and provider is not _UNRESOLVED:
+                    # GcmCipher(gcm_backing, provider, key, nonce) without its
+                    # __init__ frame (~100 ns of a 64-byte message's budget).
+                    cipher = _new_object(GcmCipher)
+                    cipher._backing = gcm_backing
+                    cipher._provider = provider
+                    cipher._key = key
+                    cipher.nonce = nonce
+                    cipher._one_shot = [16]
+                    return cipher
         if type(mode) is int:
             build = builders.get(mode)
             if build is not None:
+                key_sizes = KEY_SIZES if mode != MODE_SIV else _aes_ocb_siv_kw.SIV_KEY_SIZES
                 if type(key) is bytes:
-                    key_bytes = key if len(key) in KEY_SIZES else None
-                elif _buffers.is_plain(key) and len(key) in KEY_SIZES:
+                    key_bytes = key if len(key) in key_sizes else None
+                elif _buffers.is_plain(key) and len(key) in key_sizes:
                     key_bytes = bytes(key)  # a copy: the caller may change a bytearray later
                 else:
                     key_bytes = None

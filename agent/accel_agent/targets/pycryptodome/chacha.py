@@ -34,6 +34,9 @@ BLOCK_SIZE = 64
 NONCE_SIZES = (8, 12, 24)
 AEAD_NONCE_SIZES = (8, 12, 24)
 _NEW_KEYWORDS = frozenset(("key", "nonce"))
+_new_object = object.__new__
+_UNRESOLVED = registry._UNRESOLVED
+_ABSENT = object()  # a keyword not given (None is a value pycryptodome accepts)
 # pyca/cryptography's counter word has 32 bits: a context cannot cross a
 # multiple of 2**32 blocks, so 8-byte-nonce streams re-open one there.
 _SPAN_BYTES = BLOCK_SIZE << 32
@@ -104,7 +107,36 @@ def patch_chacha20_poly1305(module: ModuleType) -> None:
     extended_backing = Backing("xchacha20-poly1305", original_new)
     slot, extended_slot = backing.slot, extended_backing.slot
 
-    def new(*args: Any, **kwargs: Any) -> Any:
+    def new(*args: Any, key: Any = _ABSENT, nonce: Any = _ABSENT, **kwargs: Any) -> Any:
+        # The most frequent call, new(key=key, nonce=nonce) with bytes and a
+        # 12-byte nonce, is checked inline and builds the object without its
+        # __init__ frame: per message, Python calls are the agent's cost.
+        # ``key`` and ``nonce`` bind as keywords of their own (no dictionary
+        # lookups); where they sit among other keywords changes nothing in
+        # pycryptodome's errors, since its ``new`` takes them out first.
+        if (
+            type(key) is bytes
+            and type(nonce) is bytes
+            and len(key) == KEY_SIZE
+            and len(nonce) == 12
+            and not kwargs
+            and not args
+        ):
+            provider = slot._provider
+            if provider is not None and provider is not _UNRESOLVED:
+                cipher = _new_object(ChaCha20Poly1305Cipher)
+                cipher._backing = backing
+                cipher._provider = provider
+                cipher._key = key  # the attributes in __init__'s order (shared keys)
+                cipher.nonce = nonce
+                cipher._fresh = [True]
+                cipher._aead_key = key
+                cipher._aead_nonce = nonce
+                return cipher
+        if key is not _ABSENT:
+            kwargs["key"] = key
+        if nonce is not _ABSENT:
+            kwargs["nonce"] = nonce
         if not args:
             plain = _plain_arguments(kwargs, AEAD_NONCE_SIZES)
             if plain is not None:
