@@ -2,7 +2,8 @@
 # needs into .venv itself; nothing but python3, pip, make and (for the
 # multi-Python job) pyenv's interpreters is assumed.
 #
-#   make run     venv + install '.[pycryptodome]', accel-agent verify, demo
+#   make run     venv + install '.[pycryptodome]', accel-agent verify, the demo
+#                (examples/seal_files.py natively and under the agent, timed, cross-checked)
 #   make test    install '.[test]', run the test suite (pytest -n auto)
 #   make lint    ruff check, and docs/activation.md's settings table is current
 #   make bench   start-up cost, then native vs agent vs cryptography per primitive
@@ -72,9 +73,12 @@ $(VENV)/.installed-dev: $(VENV)/pyvenv.cfg requirements/dev.txt
 	$(PIP) install -q -r requirements/dev.txt
 	@touch $@
 
+# The demo runs examples/seal_files.py itself, natively and under the agent
+# (ACCEL_AGENT=off / on / quiet per child), and fails on any mismatch.
+DEMO_ARGS ?=
 run: $(VENV)/.installed-run
 	$(VENV)/bin/accel-agent verify
-	$(PY) -X accel examples/demo.py
+	$(PY) examples/demo.py $(DEMO_ARGS)
 
 # pytest exits 5 when it collected nothing: an empty suite must never pass.
 test: $(VENV)/.installed-test

@@ -15,11 +15,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import click
 import pytest
 from click.testing import CliRunner
 
 import accel_agent
-from accel_agent import _boot, calibration, catalog, cli, config, registry
+from accel_agent import _boot, calibration, catalog, cli, config, registry, verify_report
 from helpers import (
     MASK_AES_NI,
     REPORT_CODE,
@@ -134,6 +135,105 @@ def test_verify_table_marks_what_is_not_accelerated(agent_state, monkeypatch):
     assert "!! AES-NI masked by OPENSSL_ia32cap" in result.stdout
     assert "\nUNHEALTHY: " in result.stdout
     assert "(OPENSSL_ia32cap)" in result.stdout
+    rows = [line.split() for line in result.stdout.splitlines()]
+    assert ["aes-gcm", "native", "not", "run", "!!"] in [row[:5] for row in rows]
+    # One line per reason under the verdict, naming every primitive it holds back.
+    verdict = result.stdout[result.stdout.index("\nUNHEALTHY: ") :]
+    assert verdict.count("AES-NI masked by OPENSSL_ia32cap") == 1, verdict
+    assert "(exit 1)" in verdict
+    # The table says it all: no per-primitive fallback line on stderr besides.
+    assert "using native pycryptodome" not in result.stderr
+    assert all(len(line) <= 80 for line in result.stdout.splitlines())
+
+
+def _facts_for_render(**changes) -> dict:
+    """Synthetic verify facts: one accelerated, one native by choice, one not accelerated."""
+    facts = {
+        "agent_version": accel_agent.__version__,
+        "platform": {
+            "os": "Linux", "arch": "x86_64", "libc": "glibc", "libc_version": "2.36",
+            "cpu_features": ["aes", "pclmulqdq"], "masked_features": [], "cpuinfo_problem": None,
+            "supported": True, "unsupported_reason": None,
+        },
+        "libraries": {
+            "cryptography": "50.0.2", "pycryptodome": "4.4.0", "pycryptodomex": None,
+            "openssl_cryptography": "4.0.3", "openssl_python": "3.0.19",
+        },
+        "cpu": {"brand": "AMD EPYC", "cpuinfo_flags_agree": True},
+        "environment": {
+            "pth_path": "/very/long/" + "nested-directory/" * 8 + "site-packages/accel_agent.pth",
+            "pth_installed": True, "default_mode": "off", "default_exclude": "",
+            "env_mode": None, "env_exclude": None,
+        },
+        "primitives": {
+            "aes-gcm": {"provider": "openssl", "outcome": registry.ACCELERATED,
+                        "reason": "self-check passed", "refused": {}, "calls": 0},
+            "rsa-pkcs1v15-encrypt": {"provider": "native", "outcome": registry.NATIVE_BY_CHOICE,
+                                     "reason": "excluded by the user", "refused": {}, "calls": 0},
+            "sha256": {"provider": "native", "outcome": registry.NOT_ACCELERATED,
+                       "reason": "self-check failed: a long explanation that cannot fit in the "
+                                 "column it is given, so it is folded under it",
+                       "refused": {"hashlib": "self-check failed: ..."}, "calls": 0},
+        },
+        "healthy": False,
+        "unhealthy_reasons": ["sha256 not accelerated: self-check failed: a long explanation "
+                              "that cannot fit in the column it is given, so it is folded under "
+                              "it", "patching Crypto.Hash.SHA256 failed: TypeError"],
+    }  # fmt: skip
+    facts.update(changes)
+    return facts
+
+
+def test_verify_report_fits_80_columns_and_folds_paths_at_slashes():
+    facts = _facts_for_render()
+    text = verify_report.render(facts)
+    lines = text.splitlines()
+    assert all(len(line) <= 80 for line in lines), text
+    start = next(i for i, line in enumerate(lines) if line.startswith("start-up hook"))
+    pieces = []
+    for line in lines[start + 1 :]:
+        if not line.startswith(" " * 17):
+            break
+        pieces.append(line.strip())
+    assert "".join(pieces) == facts["environment"]["pth_path"]
+    assert all(piece.endswith("/") for piece in pieces[:-1])
+    rows = {line.split()[0]: line.split() for line in lines if line[:1].isalpha()}
+    assert rows["aes-gcm"][1:3] == ["openssl", "passed"]
+    assert rows["rsa-pkcs1v15-encrypt"][1:5] == ["native", "not", "run", "excluded"]
+    assert rows["sha256"][1:4] == ["native", "FAILED", "!!"]
+    assert "UNHEALTHY: 1 accelerated, 1 native by choice, 1 not accelerated (exit 1)" in text
+    assert "  - patching Crypto.Hash.SHA256 failed: TypeError" in text
+    assert "\x1b[" not in text
+
+
+def test_verify_report_styles_only_when_asked():
+    styled = verify_report.render(_facts_for_render(), styled=True)
+    assert "\x1b[" in styled
+    assert click.unstyle(styled) == verify_report.render(_facts_for_render())
+
+
+@requires_aes_acceleration
+def test_verify_names_the_version_of_every_library_a_target_patches(agent_state):
+    facts = json.loads(invoke("verify", "--json", "--no-cpuinfo").stdout)
+    from importlib import metadata
+
+    from accel_agent import targets
+
+    packages = {name.split(".")[0] for name in targets.HOOKS}
+    for package in packages - {"Crypto", "Cryptodome", "hashlib", "hmac"}:
+        try:
+            expected = metadata.version(package)
+        except metadata.PackageNotFoundError:
+            expected = None
+        assert facts["libraries"][package] == expected, package
+
+
+def test_verify_report_lists_every_library_the_facts_name():
+    libraries = dict(_facts_for_render()["libraries"], rsa="4.9", pyaes=None)
+    text = verify_report.render(_facts_for_render(libraries=libraries))
+    assert "\nrsa              4.9\n" in text
+    assert "\npyaes            not installed\n" in text
+    assert "\ncryptography " not in text  # on the OpenSSL line instead
 
 
 @requires_aes_acceleration
@@ -165,6 +265,25 @@ def test_python_m_accel_agent_is_the_command(clean_env):
     )
     assert result.returncode == 0
     assert result.stdout.strip() == "accel-agent, version %s" % accel_agent.__version__
+
+
+def test_calibrate_says_what_each_choice_means(monkeypatch, tmp_path):
+    from accel_agent import calibrate as calibrate_module
+
+    document = {
+        "preferred": {"sha256": "any", "scrypt": "native"},
+        "thresholds": {"pbkdf2": {"sha256": 300}},
+    }
+    monkeypatch.setattr(calibrate_module, "measure", lambda budget_s, progress: document)
+    monkeypatch.setattr(calibrate_module, "write", lambda doc: str(tmp_path / "cache.json"))
+    result = invoke("calibrate", "--quick")
+    assert result.exit_code == cli.OK
+    assert result.stdout.splitlines() == [
+        "scrypt           native (faster than OpenSSL here)",
+        "sha256           OpenSSL (faster than native here)",
+        "pbkdf2           OpenSSL below 300 iterations of sha256, native from there",
+        "cached in %s" % (tmp_path / "cache.json"),
+    ]
 
 
 # ------------------------------------------------------------------ bad flags

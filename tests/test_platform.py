@@ -257,3 +257,15 @@ def test_facts_are_read_once(agent_state):
 def test_openssl_number():
     assert platform._openssl_number("OpenSSL 3.0.19 27 Jan 2026") == "3.0.19"
     assert platform._openssl_number("LibreSSL 3.8.2") == "LibreSSL 3.8.2"
+
+
+def test_windows_is_inert_with_its_reason(monkeypatch):
+    """No os.uname and no os.confstr there: the facts say why, rather than start-up failing."""
+    monkeypatch.delattr(platform.os, "uname", raising=False)
+    monkeypatch.delattr(platform.os, "confstr", raising=False)
+    monkeypatch.setattr(platform.sys, "platform", "win32")
+    monkeypatch.setenv("PROCESSOR_ARCHITECTURE", "AMD64")
+    facts = platform._read_this_machine()
+    assert (facts.os_name, facts.arch) == ("Windows", "AMD64")
+    assert facts.unsupported_reason == "Windows is not supported (Linux only)"
+    assert facts.cpu_features == frozenset()

@@ -26,6 +26,10 @@ COMMAND_NOT_FOUND = 127  # run: the command does not exist (as a shell says)
 BROKEN_ROWS = 1  # bench: a row's outputs differed from native pycryptodome's, or it raised
 
 ACTIVE_MODES = ("on", "quiet", "assert")
+_MODE_HELP = (
+    "on: two status lines on stderr; quiet: silent, problems only; "
+    "assert: exit 1 before the program runs unless accelerated."
+)
 
 
 def _fail(message: str, code: int) -> None:
@@ -45,7 +49,7 @@ def cli() -> None:
     """accel-agent: pycryptodome on OpenSSL, with no change to the application."""
 
 
-@cli.command()
+@cli.command(short_help="Check this machine and every primitive; exit 1 if unhealthy.")
 @click.option("--json", "as_json", is_flag=True, help="Print the facts as JSON (for fleets).")
 @click.option(
     "--no-cpuinfo",
@@ -54,22 +58,28 @@ def cli() -> None:
 )
 def verify(as_json: bool, no_cpuinfo: bool) -> None:
     """Check this machine: platform, CPU, OpenSSL, every primitive; exit 1 if unhealthy."""
-    from accel_agent import activation, report, verify_report
+    from accel_agent import activation, registry, report, verify_report
 
     activation.activate("quiet")
-    verify_report.exercise_targets()
-    facts = report.summary(resolve=True)
+    # The report names every fallback; quiet mode's stderr line for each would repeat it.
+    saved, registry.report_fallbacks = registry.report_fallbacks, False
+    try:
+        verify_report.exercise_targets()
+        facts = report.summary(resolve=True)
+    finally:
+        registry.report_fallbacks = saved
+    facts["libraries"].update(verify_report.target_library_versions())
     facts["cpu"] = verify_report.cpu_details(facts["platform"], use_cpuinfo=not no_cpuinfo)
     facts["environment"] = _environment_facts()
     facts["calibration"] = verify_report.calibration_facts()
     if as_json:
         click.echo(json.dumps(facts, indent=2, sort_keys=True))
     else:
-        click.echo(verify_report.render(facts))
+        click.echo(verify_report.render(facts, styled=True))
     sys.exit(OK if facts["healthy"] else UNHEALTHY)
 
 
-@cli.command()
+@cli.command(short_help="Time OpenSSL against native here; cache the faster choice.")
 @click.option("--json", "as_json", is_flag=True, help="Print the measurements as JSON.")
 @click.option("--quick", is_flag=True, help="Shorter timings (noisier).")
 def calibrate(as_json: bool, quick: bool) -> None:
@@ -85,11 +95,19 @@ def calibrate(as_json: bool, quick: bool) -> None:
         click.echo(json.dumps(document, indent=2, sort_keys=True))
         return
     for name, choice in sorted(document["preferred"].items()):
-        click.echo("%-16s %s" % (name, choice))
+        click.echo("%-16s %s" % (name, _CHOICE_WORDS.get(choice, choice)))
     for primitive, table in sorted(document["thresholds"].items()):
         for name, count in sorted(table.items()):
-            click.echo("%-16s openssl below %d iterations of %s" % (primitive, count, name))
+            click.echo("%-16s OpenSSL below %d iterations of %s, native from there" % (
+                primitive, count, name))  # fmt: skip
     click.echo("cached in %s" % path)
+
+
+# What a cached choice means, for a person ("any": every provider beat native here).
+_CHOICE_WORDS = {
+    "any": "OpenSSL (faster than native here)",
+    "native": "native (faster than OpenSSL here)",
+}
 
 
 def _environment_facts() -> dict[str, object]:
@@ -107,7 +125,7 @@ def _environment_facts() -> dict[str, object]:
     }
 
 
-@cli.command()
+@cli.command(short_help="Show this environment's default mode and start-up hook.")
 @click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
 def status(as_json: bool) -> None:
     """Show this environment's default mode and where the start-up hook lives."""
@@ -131,8 +149,13 @@ def status(as_json: bool) -> None:
         click.echo("accel-agent: %s" % warning, err=True)
 
 
-@cli.command(context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False})
-@click.option("--mode", type=click.Choice(ACTIVE_MODES), default="on", show_default=True)
+@cli.command(
+    short_help="Run a command with the agent on, its Python children included.",
+    context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False},
+)
+@click.option(
+    "--mode", type=click.Choice(ACTIVE_MODES), default="on", show_default=True, help=_MODE_HELP
+)
 @click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
 def run(mode: str, command: tuple[str, ...]) -> None:
     """Run COMMAND with the agent active in it and in every Python child it starts."""
@@ -146,8 +169,10 @@ def run(mode: str, command: tuple[str, ...]) -> None:
         _fail("cannot run %s: %s" % (command[0], exc.strerror or exc), COMMAND_NOT_FOUND)
 
 
-@cli.command()
-@click.option("--mode", type=click.Choice(ACTIVE_MODES), default="quiet", show_default=True)
+@cli.command(short_help="Make a mode this environment's default (no flag needed).")
+@click.option(
+    "--mode", type=click.Choice(ACTIVE_MODES), default="quiet", show_default=True, help=_MODE_HELP
+)
 @click.option(
     "--exclude", default=None, help="Comma-separated families, primitives or providers kept native."
 )
@@ -169,7 +194,7 @@ def enable(mode: str, exclude: str | None) -> None:
     click.echo("accel-agent: default mode for %s is now %s" % (os.path.dirname(conf_path), mode))
 
 
-@cli.command()
+@cli.command(short_help="Remove this environment's default mode.")
 def disable() -> None:
     """Remove this environment's default: the agent runs only when asked (-X accel, ACCEL_AGENT)."""
     _, conf_path = _hook_paths()

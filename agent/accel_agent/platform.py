@@ -217,11 +217,14 @@ def facts() -> PlatformFacts:
 
 
 def _read_this_machine() -> PlatformFacts:
-    uname = os.uname()
-    os_name = {"linux": "Linux", "darwin": "Darwin"}.get(sys.platform, uname.sysname)
+    if hasattr(os, "uname"):
+        sysname, machine = os.uname().sysname, os.uname().machine
+    else:  # Windows has no uname: the agent stays inert there, and says why
+        sysname, machine = "Windows", os.environ.get("PROCESSOR_ARCHITECTURE", "unknown")
+    os_name = {"linux": "Linux", "darwin": "Darwin", "win32": "Windows"}.get(sys.platform, sysname)
     try:
         confstr_value = os.confstr("CS_GNU_LIBC_VERSION")
-    except (ValueError, OSError):
+    except (ValueError, OSError, AttributeError):  # AttributeError: no confstr (Windows)
         confstr_value = None
     musl = confstr_value is None and _musl_loader_present()
     cpuinfo_text, problem = None, None
@@ -233,7 +236,7 @@ def _read_this_machine() -> PlatformFacts:
             problem = "/proc/cpuinfo unreadable: %s" % (exc.strerror or type(exc).__name__)
     return build_facts(
         os_name,
-        uname.machine,
+        machine,
         confstr_value,
         musl,
         cpuinfo_text,
