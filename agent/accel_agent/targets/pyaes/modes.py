@@ -57,6 +57,27 @@ BLOCK_RUNS: dict[Callable, tuple[Callable, int]] = {}
 BLOCK_CLASSES: set[type] = set()
 
 
+def _keystream_encrypt(serve, native):
+    """The ``encrypt`` of a keystream mode (CTR, OFB): ``serve`` it, or pyaes's own ``native``.
+
+    ``serve(state, key, plaintext)`` returns the output, or None to decline;
+    a declined call forgets the cached OpenSSL context, since pyaes's own
+    method then moves the state on.
+    """
+
+    def encrypt(self, plaintext):
+        state = self.__dict__
+        key = state.get(KEY)
+        if key is not None and type(plaintext) is bytes:
+            out = serve(state, key, plaintext)
+            if out is not None:
+                return out
+        state.pop(CACHE, None)
+        return native(self, plaintext)
+
+    return encrypt
+
+
 def _xor(left: bytes, right: bytes) -> bytes:
     """Two equally long byte strings XORed (short ones: the keystream's leftovers)."""
     return (int.from_bytes(left, "big") ^ int.from_bytes(right, "big")).to_bytes(len(left), "big")
@@ -325,15 +346,7 @@ def _ctr(cls: type, slot: registry.Slot, counter_class: type) -> list[tuple[type
             out = out[:size]
         return head + out if left else out
 
-    def encrypt(self, plaintext):
-        state = self.__dict__
-        key = state.get(KEY)
-        if key is not None and type(plaintext) is bytes:
-            out = serve(state, key, plaintext)
-            if out is not None:
-                return out
-        state.pop(CACHE, None)
-        return native(self, plaintext)
+    encrypt = _keystream_encrypt(serve, native)
 
     native_counter_init = vars(counter_class)["__init__"]
 
@@ -462,14 +475,6 @@ def _ofb(cls: type, slot: registry.Slot) -> list[tuple[type, str, Any]]:
             out = out[:size]
         return head + out if left else out
 
-    def encrypt(self, plaintext):
-        state = self.__dict__
-        key = state.get(KEY)
-        if key is not None and type(plaintext) is bytes:
-            out = serve(state, key, plaintext)
-            if out is not None:
-                return out
-        state.pop(CACHE, None)
-        return native(self, plaintext)
+    encrypt = _keystream_encrypt(serve, native)
 
     return [(cls, "encrypt", encrypt)]
