@@ -102,6 +102,14 @@ def _restore(saved: dict) -> None:
     messages.history.extend(saved["history"])
     agent_platform._facts = saved["facts"]
     _boot._started = saved["started"]
+    # A watched module first imported during the test (while the agent was
+    # inactive) was imported unpatched; the restored agent patches it now, as
+    # it would have on its import, so later tests do not meet it native.
+    if activation._state["active"]:
+        for module_name in list(hooks._hooks):
+            module = sys.modules.get(module_name)
+            if module is not None:
+                hooks._fire(module)
 
 
 @pytest.fixture
