@@ -46,8 +46,8 @@ PLATFORM_KEYS = {
 PRIMITIVE_KEYS = {"provider", "accelerated", "outcome", "reason", "calls"}
 OUTCOMES = {registry.ACCELERATED, registry.NATIVE_BY_CHOICE, registry.NOT_ACCELERATED}
 ENVIRONMENT_KEYS = {
-    "pth_path", "pth_installed", "default_file", "default_mode", "default_exclude", "env_mode",
-    "env_exclude", "conf_warnings",
+    "pth_path", "pth_installed", "default_file", "default_mode", "default_exclude",
+    "default_key_reuse", "env_mode", "env_exclude", "env_key_reuse", "conf_warnings",
 }  # fmt: skip
 
 
@@ -381,6 +381,16 @@ def test_enable_keeps_an_earlier_exclusion(fake_site):
     invoke("enable", "--mode", "on")
     conf = config.read_conf_file(str(fake_site / "accel_agent.conf"))
     assert conf.values == {"mode": "on", "exclude": "aes"}
+
+
+def test_enable_stores_key_reuse_and_keeps_it(fake_site):
+    invoke("enable", "--key-reuse", "off")
+    invoke("enable", "--mode", "on")
+    conf = config.read_conf_file(str(fake_site / "accel_agent.conf"))
+    assert conf.values == {"mode": "on", "key_reuse": "off"}
+    assert config.key_reuse_choice(conf) == (False, None)
+    assert "default key_reuse: off" in invoke("status").stdout
+    assert invoke("enable", "--key-reuse", "maybe").exit_code != cli.OK
 
 
 def test_disable_removes_the_default_and_is_idempotent(fake_site):

@@ -69,7 +69,17 @@ def activate_at_startup(
     mode = mode_when_unset if chosen.source == "built-in default" else chosen.mode
     _state["source"] = chosen.source
     if mode != "off":
+        _set_key_reuse(conf)
         activate(mode, exit_function=exit_function)
+
+
+def _set_key_reuse(conf: config.ConfFile) -> None:
+    from accel_agent.providers import base
+
+    key_reuse, problem = config.key_reuse_choice(conf)
+    if problem:
+        messages.problem(problem)
+    base.set_key_reuse(key_reuse)
 
 
 def activate(mode: str = "quiet", exit_function=sys.exit) -> None:
@@ -101,6 +111,9 @@ def uninstall() -> list[str]:
     hooks.remove_finder()
     hooks.clear()
     restored = patching.restore_all()
+    from accel_agent.providers import base
+
+    base.forget_all()
     _state["active"] = False
     _state["mode"] = "off"
     return restored

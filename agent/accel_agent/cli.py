@@ -119,8 +119,10 @@ def _environment_facts() -> dict[str, object]:
         "default_file": conf_path,
         "default_mode": conf.values.get("mode", config.DEFAULT_MODE),
         "default_exclude": conf.values.get("exclude", ""),
+        "default_key_reuse": conf.values.get("key_reuse", ""),
         "env_mode": os.environ.get(config.ENV_MODE),
         "env_exclude": os.environ.get(config.ENV_EXCLUDE),
+        "env_key_reuse": os.environ.get(config.ENV_KEY_REUSE),
         "conf_warnings": conf.warnings,
     }
 
@@ -145,6 +147,10 @@ def status(as_json: bool) -> None:
     )
     if facts["env_exclude"]:
         click.echo("ACCEL_AGENT_EXCLUDE: %s" % facts["env_exclude"])
+    if facts["default_key_reuse"]:
+        click.echo("default key_reuse: %s" % facts["default_key_reuse"])
+    if facts["env_key_reuse"]:
+        click.echo("ACCEL_AGENT_KEY_REUSE: %s" % facts["env_key_reuse"])
     for warning in facts["conf_warnings"]:
         click.echo("accel-agent: %s" % warning, err=True)
 
@@ -176,7 +182,13 @@ def run(mode: str, command: tuple[str, ...]) -> None:
 @click.option(
     "--exclude", default=None, help="Comma-separated families, primitives or providers kept native."
 )
-def enable(mode: str, exclude: str | None) -> None:
+@click.option(
+    "--key-reuse",
+    type=click.Choice(("on", "off")),
+    default=None,
+    help="Reuse the expanded key of the last key object per AEAD (docs/security.md).",
+)
+def enable(mode: str, exclude: str | None, key_reuse: str | None) -> None:
     """Make MODE this environment's default: every Python started here runs with the agent."""
     pth_path, conf_path = _hook_paths()
     if not os.path.exists(pth_path):
@@ -187,6 +199,8 @@ def enable(mode: str, exclude: str | None) -> None:
     values["mode"] = mode
     if exclude is not None:
         values["exclude"] = ",".join(sorted(config.parse_exclusions(exclude)))
+    if key_reuse is not None:
+        values["key_reuse"] = key_reuse
     try:
         config.write_conf_file(conf_path, values)
     except OSError as exc:

@@ -28,6 +28,17 @@ _MODE_ALIASES = {
 XOPTION = "accel"
 ENV_MODE = "ACCEL_AGENT"
 ENV_EXCLUDE = "ACCEL_AGENT_EXCLUDE"
+ENV_KEY_REUSE = "ACCEL_AGENT_KEY_REUSE"
+_SWITCH_VALUES = {
+    "on": True,
+    "1": True,
+    "true": True,
+    "yes": True,
+    "off": False,
+    "0": False,
+    "false": False,
+    "no": False,
+}
 
 
 class Setting:
@@ -73,6 +84,18 @@ SETTINGS = (
         default="",
         accepted="comma-separated families (aes), primitives (aes-gcm) or providers (openssl)",
         help="what must stay native even where a faster provider passed its checks",
+    ),
+    Setting(
+        name="key_reuse",
+        xoption=None,
+        env=ENV_KEY_REUSE,
+        conf_key="key_reuse",
+        default="on",
+        accepted="on | off (anything else: off, with a warning)",
+        help="keep OpenSSL's expanded key of the last key object each AEAD "
+        "(GCM, ChaCha20-Poly1305, OCB, SIV) used, and reuse it while that same "
+        "object comes back; off: no key outlives the objects made with it "
+        "(docs/security.md)",
     ),
 )
 
@@ -232,6 +255,30 @@ def parse_exclusions(*raw_values: str | None) -> frozenset[str]:
 def exclusions_from_environment(conf: ConfFile | None = None) -> frozenset[str]:
     conf_value = conf.values.get("exclude") if conf else None
     return parse_exclusions(os.environ.get(ENV_EXCLUDE), conf_value)
+
+
+def key_reuse_choice(conf: ConfFile | None = None) -> tuple[bool, str | None]:
+    """(whether AEAD key reuse is on, a problem to report): the variable wins over the file.
+
+    A value that is neither on nor off turns it off: of the two readings of
+    a typo, keeping no key is the one that cannot surprise a careful user.
+    """
+    candidates = (
+        (ENV_KEY_REUSE, os.environ.get(ENV_KEY_REUSE)),
+        ("default file", conf.values.get("key_reuse") if conf else None),
+    )
+    for source, raw in candidates:
+        if raw is None or not raw.strip():
+            continue
+        value = _SWITCH_VALUES.get(raw.strip().lower())
+        if value is None:
+            return False, "%s: %r is neither on nor off; key reuse is off" % (source, raw)
+        return value, None
+    return True, None
+
+
+def key_reuse_from_environment(conf: ConfFile | None = None) -> bool:
+    return key_reuse_choice(conf)[0]
 
 
 def xoption_value() -> object:

@@ -49,10 +49,18 @@ def summary(resolve: bool = True) -> dict[str, object]:
         "patched": patching.patched_names(),
         "watched_modules": hooks.watched(),
         "hashlib": _hashlib_backends(),
+        "key_reuse": _key_reuse(),
         "problems": list(messages.history),
         "healthy": not unhealthy,
         "unhealthy_reasons": unhealthy,
     }
+
+
+def _key_reuse() -> bool:
+    """Whether the AEAD providers keep the last key object's expanded key (docs/security.md)."""
+    from accel_agent.providers import base
+
+    return base.key_reuse_enabled()
 
 
 def _counts(choices: list[registry.Choice]) -> dict[str, int]:

@@ -7,7 +7,7 @@ wraps these contexts in objects that behave like pycryptodome's own.
 
 from __future__ import annotations
 
-from accel_agent.providers.base import ProviderUnavailable
+from accel_agent.providers.base import LastKeyReuse, ProviderUnavailable
 
 KEY_SIZES = (16, 24, 32)
 BLOCK_SIZE = 16
@@ -119,7 +119,9 @@ class GcmProvider:
         self._encryption_context, self._decryption_context = _context_makers(cipher)
         self._aes = algorithms.AES
         self._gcm = modes.GCM
-        self.one_shot = AESGCM  # AESGCM(key).encrypt(nonce, data, aad) -> ct || 16-byte tag
+        # one_shot(key).encrypt(nonce, data, aad) -> ct || 16-byte tag; the
+        # AESGCM object of the last key object is reused (base.LastKeyReuse).
+        self.one_shot = LastKeyReuse(AESGCM).for_key
         self.InvalidTag = InvalidTag
 
     def encryptor(self, key: bytes, nonce: bytes):

@@ -10,7 +10,7 @@ stated here as data.
 
 from __future__ import annotations
 
-from accel_agent.providers.base import ProviderUnavailable
+from accel_agent.providers.base import LastKeyReuse, ProviderUnavailable
 
 KEY_SIZES = (16, 24, 32)
 SIV_KEY_SIZES = (32, 48, 64)  # two AES keys: one for S2V (CMAC), one for CTR
@@ -33,7 +33,7 @@ def _aead(name: str):
     one_shot = getattr(aead, name, None)
     if one_shot is None:
         raise ProviderUnavailable("pyca/cryptography has no %s (too old)" % name)
-    return one_shot, InvalidTag
+    return LastKeyReuse(one_shot).for_key, InvalidTag
 
 
 class OcbProvider:

@@ -1,6 +1,12 @@
-"""What every provider shares: the two ways a provider can be refused."""
+"""What every provider shares: the two ways a provider can be refused, and key reuse."""
 
 from __future__ import annotations
+
+from _weakrefset import WeakSet  # what weakref.WeakSet is; loaded by site already
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Callable
 
 
 class ProviderUnavailable(Exception):
@@ -12,3 +18,81 @@ class ProviderUnavailable(Exception):
 
 class SelfCheckFailed(Exception):
     """A known-answer test gave a wrong answer; the message names the vector, never its bytes."""
+
+
+class LastKeyReuse:
+    """An AEAD object per key, kept for the last key object only, reused while that object returns.
+
+    pyca/cryptography's AEAD classes (``AESGCM``, ``ChaCha20Poly1305``,
+    ``AESOCB3``, ``AESSIV``) expand the key when they are made: 0.8-2.7 us,
+    more than encrypting a kilobyte. pycryptodome code makes a new cipher
+    per message, usually with the same key object, so the agent keeps the
+    AEAD object of the most recent key and hands it out again when the very
+    same ``bytes`` object comes back.
+
+    * Identity (``is``), not equality: nothing is hashed or compared that
+      depends on the key's value, so no timing reveals anything about it;
+      an equal key in another object only costs a new expansion.
+    * One key per AEAD kind: a new key object replaces the old one, whose
+      OpenSSL context is freed (and cleansed by OpenSSL).
+    * The AEAD objects only read their expanded key (each call copies a base
+      context), so threads may share one.
+    * It keeps that one key past the objects the application made with it,
+      until another key is used, :func:`forget_all` runs (the agent's
+      ``uninstall()``), or the process ends. ``ACCEL_AGENT_KEY_REUSE=off``
+      turns it off (docs/security.md).
+    """
+
+    __slots__ = ("_make", "_last", "__weakref__")
+
+    def __init__(self, make: Callable[[bytes], Any]) -> None:
+        self._make = make
+        self._last: tuple[Any, Any] = (None, None)
+        if _state["enabled"] is None:
+            _state["enabled"] = _key_reuse_from_environment()
+        _ALL.add(self)
+
+    def for_key(self, key: bytes) -> Any:
+        last_key, made = self._last
+        if key is last_key:
+            return made
+        made = self._make(key)
+        if _state["enabled"]:
+            self._last = (key, made)
+        return made
+
+    def forget(self) -> None:
+        self._last = (None, None)
+
+
+_ALL: WeakSet[LastKeyReuse] = WeakSet()
+# "enabled": None until the first LastKeyReuse is made or activation says.
+_state: dict[str, bool | None] = {"enabled": None}
+
+
+def _key_reuse_from_environment() -> bool:
+    from accel_agent import config
+
+    return config.key_reuse_from_environment()
+
+
+def set_key_reuse(enabled: bool | None) -> None:
+    """Turn key reuse on or off (activation, tests; ``None``: the environment decides).
+
+    Turning it off forgets every kept key at once.
+    """
+    _state["enabled"] = enabled
+    if not enabled:
+        forget_all()
+
+
+def key_reuse_enabled() -> bool:
+    if _state["enabled"] is None:
+        _state["enabled"] = _key_reuse_from_environment()
+    return bool(_state["enabled"])
+
+
+def forget_all() -> None:
+    """Drop every kept key (``uninstall()``; turning key reuse off)."""
+    for reuse in list(_ALL):
+        reuse.forget()

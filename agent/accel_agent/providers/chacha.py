@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import struct
 
-from accel_agent.providers.base import ProviderUnavailable
+from accel_agent.providers.base import LastKeyReuse, ProviderUnavailable
 
 KEY_SIZE = 32
 BLOCK_SIZE = 64
@@ -111,9 +111,10 @@ class ChaCha20Poly1305Provider(ChaCha20Provider):
                 "OpenSSL has no ChaCha20-Poly1305 (%s)" % type(exc).__name__
             ) from None
         self.primitive = "xchacha20-poly1305" if extended else "chacha20-poly1305"
-        self.one_shot = ChaCha20Poly1305
-        # No cache of AEAD objects by key: a table that outlives the caller's
-        # cipher objects would keep their keys in memory (docs/security.md).
+        # The ChaCha20Poly1305 object of the last key object is reused
+        # (base.LastKeyReuse, docs/security.md). Not for XChaCha20: its
+        # AEAD key is derived from key and nonce, new with every message.
+        self.one_shot = ChaCha20Poly1305 if extended else LastKeyReuse(ChaCha20Poly1305).for_key
         self.poly1305 = Poly1305
         self.InvalidTag = InvalidTag
 
