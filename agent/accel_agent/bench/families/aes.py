@@ -3,6 +3,12 @@
 Every call builds a new cipher, as most code does (one cipher per message);
 ``stream`` rows encrypt 1 MiB through one cipher in 64 KiB chunks, the way
 file and socket code does. Keys are 128-bit except ``gcm-256 enc``.
+The GCM rows pass the same key object with every message, as code that
+loads its key once does; the agent then reuses OpenSSL's expanded key
+(setting ``key_reuse``, docs/security.md). ``gcm key-copy enc`` makes a
+new key object (same value) for every message on both sides, so every
+message expands its key, as with ``ACCEL_AGENT_KEY_REUSE=off``: the cost
+without reuse.
 The direct column is what a pyca/cryptography user writes:
 ``AESGCM(key).encrypt(nonce, data, None)`` for GCM, and
 ``Cipher(algorithms.AES(key), modes.X(iv)).encryptor()`` then
@@ -121,6 +127,21 @@ def _gcm_enc(key: bytes):
     return build
 
 
+def _gcm_enc_key_copies(size: int):
+    """A new key object per message (the same value): no key reuse, both sides copy it."""
+    key, nonce, data = KEY_128, NONCE_GCM, random_bytes(size)
+
+    def pycryptodome():
+        return AES.new(memoryview(key).tobytes(), AES.MODE_GCM, nonce=nonce).encrypt_and_digest(
+            data
+        )
+
+    def direct():
+        return AESGCM(memoryview(key).tobytes()).encrypt(nonce, data, None)
+
+    return pycryptodome, direct
+
+
 def _gcm_dec(size: int):
     key, nonce = KEY_128, NONCE_GCM
     sealed = AESGCM(key).encrypt(nonce, random_bytes(size), None)
@@ -234,6 +255,7 @@ ROWS = (
     Row("gcm enc", "aes-gcm", _gcm_enc(KEY_128)),
     Row("gcm dec", "aes-gcm", _gcm_dec),
     Row("gcm-256 enc", "aes-gcm", _gcm_enc(KEY_256)),
+    Row("gcm key-copy enc", "aes-gcm", _gcm_enc_key_copies),
     Row("cfb128", "aes-cfb", _cfb(128)),
     Row("cfb8", "aes-cfb", _cfb(8)),
     Row("ofb", "aes-ofb", _ofb),
