@@ -1,9 +1,11 @@
-"""Key reuse for the AEADs: OpenSSL's expanded key of the last key object, and nothing more.
+"""Key reuse: OpenSSL's expanded key, or the key's algorithm object, of the last key object.
 
 ``providers.base.LastKeyReuse`` keeps the AEAD object of the most recent key
 object per AEAD kind (GCM, ChaCha20-Poly1305, OCB, SIV), so a new
 pycryptodome cipher per message with the same key object does not expand the
-key again. What these tests hold it to (docs/security.md):
+key again; the AES mode, CMAC, CCM and EAX providers keep the
+``algorithms.AES`` object (~370 ns of validation per message) the same way.
+What these tests hold it to (docs/security.md):
 
 * the same object is reused, an equal key in another object is not (identity
   only: nothing depends on the key's value);
@@ -131,6 +133,18 @@ def test_each_aead_provider_reuses_the_last_key_object(primitive):
     key = fresh_key(PROVIDERS[primitive])
     assert provider.one_shot(key) is provider.one_shot(key)
     assert provider.one_shot(bytes(bytearray(key))) is not provider.one_shot(key)
+
+
+ALGORITHM_OBJECTS = ("aes-ecb", "aes-cbc", "aes-ctr", "aes-ofb", "aes-gcm", "aes-cmac")
+
+
+@pytest.mark.parametrize("primitive", ALGORITHM_OBJECTS)
+def test_aes_context_providers_reuse_the_algorithm_object_of_the_last_key(primitive):
+    """Streaming contexts and CMACs are made from an ``algorithms.AES(key)``: reused too."""
+    provider = _provider(primitive)
+    key = fresh_key()
+    assert provider._aes(key) is provider._aes(key)
+    assert provider._aes(key).key is key
 
 
 def test_xchacha_derives_a_key_per_message_and_keeps_none():

@@ -92,10 +92,10 @@ SETTINGS = (
         conf_key="key_reuse",
         default="on",
         accepted="on | off (anything else: off, with a warning)",
-        help="keep OpenSSL's expanded key of the last key object each AEAD "
-        "(GCM, ChaCha20-Poly1305, OCB, SIV) used, and reuse it while that same "
-        "object comes back; off: no key outlives the objects made with it "
-        "(docs/security.md)",
+        help="keep, per provider, the key object last used and what pyca/cryptography "
+        "made of it (an AEAD's expanded key, an algorithms.AES object), and reuse them "
+        "while that same object comes back; off: no key outlives the objects made "
+        "with it (docs/security.md)",
     ),
 )
 

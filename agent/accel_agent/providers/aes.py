@@ -75,7 +75,9 @@ class ModeProvider:
         cipher, algorithms, modes = _cryptography_ciphers()
         self.primitive = primitive
         self._encryption_context, self._decryption_context = _context_makers(cipher)
-        self._aes = algorithms.AES
+        # algorithms.AES(key) validates in Python (~370 ns a message): the
+        # last key object's is reused (base.LastKeyReuse).
+        self._aes = LastKeyReuse(algorithms.AES).for_key
         self._mode = _mode_class(modes, mode_name)
         self._ecb = mode_name == "ECB"
 
@@ -117,7 +119,7 @@ class GcmProvider:
         from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
         self._encryption_context, self._decryption_context = _context_makers(cipher)
-        self._aes = algorithms.AES
+        self._aes = LastKeyReuse(algorithms.AES).for_key  # as ModeProvider's
         self._gcm = modes.GCM
         # one_shot(key).encrypt(nonce, data, aad) -> ct || 16-byte tag; the
         # AESGCM object of the last key object is reused (base.LastKeyReuse).

@@ -9,7 +9,7 @@ nonce stays in the target.
 
 from __future__ import annotations
 
-from accel_agent.providers.base import ProviderUnavailable
+from accel_agent.providers.base import LastKeyReuse, ProviderUnavailable
 
 CMAC_KEY_SIZES = (16, 24, 32)
 
@@ -31,7 +31,7 @@ class CmacProvider:
         except Exception as exc:  # noqa: BLE001 - ImportError, or broken bindings
             raise _import_failure(exc) from None
         self._cmac = CMAC
-        self._aes = algorithms.AES
+        self._aes = LastKeyReuse(algorithms.AES).for_key  # base.LastKeyReuse
 
     def new(self, key: bytes):
         return self._cmac(self._aes(key))
