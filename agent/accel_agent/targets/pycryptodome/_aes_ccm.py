@@ -29,30 +29,24 @@ from __future__ import annotations
 import os
 from hmac import compare_digest
 
-from accel_agent.targets.pycryptodome import _aes_modes, _buffers, _order_rules
+from accel_agent.targets.pycryptodome import _buffers, _order_rules
+from accel_agent.targets.pycryptodome._aead_base import AeadBase
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, Callable
 
-UPDATE, ENCRYPT, DECRYPT, DIGEST, VERIFY = (
-    _order_rules.UPDATE,
-    _order_rules.ENCRYPT,
-    _order_rules.DECRYPT,
-    _order_rules.DIGEST,
-    _order_rules.VERIFY,
-)
-_INITIAL = _order_rules.INITIAL
-_AFTER_ENCRYPT = _order_rules.AFTER_ENCRYPT  # the whole declared msg_len encrypted
-_AFTER_DECRYPT = _order_rules.AFTER_DECRYPT
-_AFTER_DIGEST = _order_rules.AFTER_DIGEST  # also what a single encrypt() leaves
-_AFTER_VERIFY = _order_rules.AFTER_VERIFY  # also what a single decrypt() leaves
-_WITH_TWIN = frozenset()
-
 MODE_CCM = 8
 BLOCK_SIZE = 16
 NONCE_SIZES = range(7, 14)
 TAG_SIZES = (4, 6, 8, 10, 12, 14, 16)
+
+# pycryptodome's order rules, shared by the AEAD targets (_order_rules).
+UPDATE, ENCRYPT, DECRYPT, DIGEST, VERIFY = _order_rules.METHODS
+INITIAL, AFTER_ENCRYPT, AFTER_DECRYPT, AFTER_DIGEST, AFTER_VERIFY = _order_rules.STATES
+# The order-rule states mean a little more here: AFTER_ENCRYPT (AFTER_DECRYPT)
+# is the whole declared msg_len encrypted (decrypted); AFTER_DIGEST is also
+# what a single encrypt() leaves, AFTER_VERIFY what a single decrypt() leaves.
 
 
 def max_message(nonce: bytes) -> int:
@@ -60,12 +54,13 @@ def max_message(nonce: bytes) -> int:
     return 1 << (8 * (15 - len(nonce)))
 
 
-class CcmCipher:
+class CcmCipher(AeadBase):
     """pycryptodome's ``CcmMode``, served by OpenSSL for whole messages."""
 
     block_size = BLOCK_SIZE
+    _mode = MODE_CCM
     _twin = None  # the native CcmMode serving every call, once there is one
-    _next = _INITIAL
+    _next = INITIAL
     _aad: list[bytes] | tuple = ()  # associated data, given to OpenSSL with the payload
     _aad_len = 0
     _tag: bytes | None = None  # the real tag, once known
@@ -88,37 +83,18 @@ class CcmCipher:
         self._key = key
         self.nonce = nonce
         self._mac_len = mac_len
+        # The declared length (native's name for it), not a count of bytes
+        # processed as GCM's and EAX's _msg_len: they only share the name.
         self._msg_len = msg_len
         self._assoc_len = assoc_len
         self._native_kwargs = native_kwargs  # what the original new is given for a twin
 
-    # -- twins -------------------------------------------------------------
-
-    def _become_native(self) -> Any:
-        """Hand this message to a native twin (only before any payload was processed)."""
-        with _aes_modes.FIRST_USE_LOCK:
-            if self._twin is None:
-                twin = self._backing.native_new(self._key, MODE_CCM, **self._native_kwargs)
-                for chunk in self._aad:
-                    twin.update(chunk)
-                self._twin = twin
-                self._next = _WITH_TWIN
-            return self._twin
-
-    def _native_verdict(self, method: str, *args: Any, **kwargs: Any) -> Any:
-        """A call out of order: a native object in the same order-rule state raises native's."""
-        judge = self._backing.native_new(
-            self._key, MODE_CCM, nonce=self.nonce, mac_len=self._mac_len
-        )
-        _order_rules.replay(judge, self._next)
-        return getattr(judge, method)(*args, **kwargs)
+    # -- twins (the handover itself is AeadBase's) ----------------------------
 
     def _follow_up(self, method: str, data: Any, output: Any) -> Any:
         """A payload call after the whole declared message: native answers it (``b""`` for
         empty data, else its MessageTooLongError) from the same counts."""
-        judge = self._backing.native_new(self._key, MODE_CCM, **self._native_kwargs)
-        for chunk in self._aad:
-            judge.update(chunk)
+        judge = self._native_with_aad(**self._native_kwargs)
         getattr(judge, method)(bytes(self._msg_len))
         try:
             return getattr(judge, method)(data, output=output)
@@ -127,16 +103,8 @@ class CcmCipher:
             # good ("Message is too short"), which the judge now answers, as twin.
             if getattr(judge, "_cumul_msg_len", None) != self._msg_len:
                 self._twin = judge
-                self._next = _WITH_TWIN
+                self._next = _order_rules.WITH_TWIN
             raise
-
-    def _claim(self, state: frozenset) -> bool:
-        """Move a fresh object to ``state`` unless another thread's call got there first."""
-        with _aes_modes.FIRST_USE_LOCK:
-            if self._next is not _INITIAL:
-                return False
-            self._next = state
-            return True
 
     def _whole(self, data: Any) -> bool:
         """``data`` is the whole payload, as declared, with all the declared associated data."""
@@ -156,7 +124,7 @@ class CcmCipher:
         if self._twin is not None:
             self._twin.update(assoc_data)
             return self
-        if self._next is not _INITIAL:
+        if self._next is not INITIAL:
             self._native_verdict(UPDATE, assoc_data)
         if not _buffers.is_plain(assoc_data) or (
             self._assoc_len is not None and self._aad_len + len(assoc_data) > self._assoc_len
@@ -174,14 +142,14 @@ class CcmCipher:
     def encrypt(self, plaintext: Any, output: Any = None) -> bytes | None:
         if self._twin is not None:
             return self._twin.encrypt(plaintext, output=output)
-        if self._next is not _INITIAL:
-            if self._next is _AFTER_ENCRYPT:
+        if self._next is not INITIAL:
+            if self._next is AFTER_ENCRYPT:
                 return self._follow_up(ENCRYPT, plaintext, output)
             return self._native_verdict(ENCRYPT, plaintext, output=output)
         if (
             not _buffers.servable(plaintext, output)
             or not self._whole(plaintext)  # part of a declared msg_len: native streams it
-            or not self._claim(_AFTER_DIGEST if self._msg_len is None else _AFTER_ENCRYPT)
+            or not self._claim(AFTER_DIGEST if self._msg_len is None else AFTER_ENCRYPT)
         ):
             return self._become_native().encrypt(plaintext, output=output)
         ciphertext, self._tag = self._seal(plaintext)
@@ -202,19 +170,16 @@ class CcmCipher:
             return self._native_verdict(DIGEST)
         if self._tag is None:  # a fresh object: the tag of an empty payload, or native's error
             return self._become_native().digest()
-        self._next = _AFTER_DIGEST
+        self._next = AFTER_DIGEST
         return self._tag
-
-    def hexdigest(self) -> str:
-        return self.digest().hex()
 
     def encrypt_and_digest(self, plaintext: Any, output: Any = None) -> tuple[Any, bytes]:
         if (
-            self._next is _INITIAL
+            self._next is INITIAL
             and output is None
             and _buffers.is_plain(plaintext)
             and self._whole(plaintext)
-            and self._claim(_AFTER_DIGEST)
+            and self._claim(AFTER_DIGEST)
         ):
             ciphertext, self._tag = self._seal(plaintext)
             return ciphertext, self._tag
@@ -225,14 +190,14 @@ class CcmCipher:
     def decrypt(self, ciphertext: Any, output: Any = None) -> bytes | None:
         if self._twin is not None:
             return self._twin.decrypt(ciphertext, output=output)
-        if self._next is not _INITIAL:
-            if self._next is _AFTER_DECRYPT:
+        if self._next is not INITIAL:
+            if self._next is AFTER_DECRYPT:
                 return self._follow_up(DECRYPT, ciphertext, output)
             return self._native_verdict(DECRYPT, ciphertext, output=output)
         if (
             not _buffers.servable(ciphertext, output)
             or not self._whole(ciphertext)
-            or not self._claim(_AFTER_VERIFY if self._msg_len is None else _AFTER_DECRYPT)
+            or not self._claim(AFTER_VERIFY if self._msg_len is None else AFTER_DECRYPT)
         ):
             return self._become_native().decrypt(ciphertext, output=output)
         plaintext = self._provider.keystream(self._key, self.nonce).update(ciphertext)
@@ -245,38 +210,27 @@ class CcmCipher:
             return self._twin.verify(received_mac_tag)
         if VERIFY not in self._next:
             return self._native_verdict(VERIFY, received_mac_tag)
-        if self._next is _INITIAL:  # nothing decrypted: native checks the empty payload
+        if self._next is INITIAL:  # nothing decrypted: native checks the empty payload
             return self._become_native().verify(received_mac_tag)
-        self._next = _AFTER_VERIFY
+        self._next = AFTER_VERIFY
         tag = self._real_tag()
         if not _buffers.is_plain(received_mac_tag):
-            # 4.x compares with compare_digest, 3.x BLAKE2s-hashes both sides:
-            # a native object that knows the real tag judges an exotic argument.
-            judge = self._backing.native_new(
-                self._key, MODE_CCM, nonce=self.nonce, mac_len=self._mac_len
-            )
-            _order_rules.replay(judge, _AFTER_VERIFY)
-            judge._mac_tag = tag
-            return judge.verify(received_mac_tag)
+            self._native_tag_verdict(tag, received_mac_tag)
+            return None
         if not compare_digest(tag, bytes(received_mac_tag)):
             raise ValueError("MAC check failed")
         return None
 
-    def hexverify(self, hex_mac_tag: str) -> None:
-        from binascii import unhexlify
-
-        self.verify(unhexlify(hex_mac_tag))
-
     def decrypt_and_verify(self, ciphertext: Any, received_mac_tag: Any, output: Any = None) -> Any:
         mac_len = self._mac_len
         if (
-            self._next is _INITIAL
+            self._next is INITIAL
             and output is None
             and _buffers.is_plain(ciphertext)
             and type(received_mac_tag) is bytes
             and len(received_mac_tag) == mac_len
             and self._whole(ciphertext)
-            and self._claim(_AFTER_VERIFY)
+            and self._claim(AFTER_VERIFY)
         ):
             self._backing.slot.calls += 1
             try:

@@ -21,36 +21,28 @@ from hmac import compare_digest
 
 from accel_agent import patching
 from accel_agent.targets.pycryptodome import _aes_modes, _buffers, _order_rules
+from accel_agent.targets.pycryptodome._aead_base import AeadBase
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, Callable
 
-UPDATE, ENCRYPT, DECRYPT, DIGEST, VERIFY = (
-    _order_rules.UPDATE,
-    _order_rules.ENCRYPT,
-    _order_rules.DECRYPT,
-    _order_rules.DIGEST,
-    _order_rules.VERIFY,
-)
-_INITIAL = _order_rules.INITIAL
-_AFTER_ENCRYPT = _order_rules.AFTER_ENCRYPT
-_AFTER_DECRYPT = _order_rules.AFTER_DECRYPT
-_AFTER_DIGEST = _order_rules.AFTER_DIGEST
-_AFTER_VERIFY = _order_rules.AFTER_VERIFY
-_WITH_TWIN = frozenset()
-
 MODE_EAX = 9
 BLOCK_SIZE = 16
 _OMAC_PREFIXES = tuple(bytes(BLOCK_SIZE - 1) + bytes((t,)) for t in range(3))
 
+# pycryptodome's order rules, shared by the AEAD targets (_order_rules).
+UPDATE, ENCRYPT, DECRYPT, DIGEST, VERIFY = _order_rules.METHODS
+INITIAL, AFTER_ENCRYPT, AFTER_DECRYPT, AFTER_DIGEST, AFTER_VERIFY = _order_rules.STATES
 
-class EaxCipher:
+
+class EaxCipher(AeadBase):
     """pycryptodome's ``EaxMode``, served by OpenSSL's CMAC and CTR."""
 
     block_size = BLOCK_SIZE
+    _mode = MODE_EAX
     _twin = None  # the native EaxMode serving every call, once there is one
-    _next = _INITIAL
+    _next = INITIAL
     _aad: list[bytes] | tuple = ()  # associated data not yet given to the stream
     _stream = None
     _tag: bytes | None = None
@@ -81,10 +73,8 @@ class EaxCipher:
         buffers a twin exists for must meet native CMAC's handling, not the
         CMAC target's (whose state after such a buffer differs).
         """
+        twin = super()._new_native(**kwargs)
         native_new = self._backing.native_new
-        if not kwargs:
-            kwargs = {"nonce": self.nonce, "mac_len": self._mac_len}
-        twin = native_new(self._key, MODE_EAX, **kwargs)
         factory = sys.modules.get(native_new.__module__)
         cmac_module = native_new.__module__.split(".")[0] + ".Hash.CMAC"
         try:
@@ -103,39 +93,18 @@ class EaxCipher:
         twin._signer = omacs[1]
         return twin
 
-    def _become_native(self) -> Any:
-        """Hand this message to a native twin (only before any payload was processed)."""
-        with _aes_modes.FIRST_USE_LOCK:
-            if self._twin is None:
-                twin = self._new_native(**self._native_kwargs)
-                for chunk in self._aad:
-                    twin.update(chunk)
-                self._twin = twin
-                self._next = _WITH_TWIN
-            return self._twin
-
-    def _native_verdict(self, method: str, *args: Any, **kwargs: Any) -> Any:
-        """Let a native object in the same order-rule state judge a call (it raises native's)."""
-        judge = self._new_native()
+    def _align_judge(self, judge: Any, method: str) -> None:
+        """The same order-rule state and, mid-message, the same ciphertext OMAC position."""
         # Native's error for a bad buffer mid-message depends on how full its
         # ciphertext OMAC's last block is: bring the judge to the same length
         # modulo the block (and past one whole block if this object is).
         size = self._msg_len if self._msg_len < 48 else 32 + self._msg_len % BLOCK_SIZE
-        if self._next is _AFTER_ENCRYPT:
+        if self._next is AFTER_ENCRYPT:
             judge.encrypt(bytes(size))
-        elif self._next is _AFTER_DECRYPT:
+        elif self._next is AFTER_DECRYPT:
             judge.decrypt(bytes(size))
         else:
-            _order_rules.replay(judge, self._next)
-        return getattr(judge, method)(*args, **kwargs)
-
-    def _claim(self, state: frozenset) -> bool:
-        """Move a fresh object to ``state`` unless another thread's call got there first."""
-        with _aes_modes.FIRST_USE_LOCK:
-            if self._next is not _INITIAL:
-                return False
-            self._next = state
-            return True
+            super()._align_judge(judge, method)
 
     def _open(self) -> Any:
         """The provider's stream, opened once, fed the associated data kept so far."""
@@ -157,7 +126,7 @@ class EaxCipher:
         if self._twin is not None:
             self._twin.update(assoc_data)
             return self
-        if self._next is not _INITIAL:
+        if self._next is not INITIAL:
             self._native_verdict(UPDATE, assoc_data)
         if not _buffers.is_plain(assoc_data):
             self._become_native().update(assoc_data)
@@ -174,7 +143,7 @@ class EaxCipher:
         if method not in self._next:
             self._native_verdict(method, data, output=output)
         if not _buffers.servable(data, output):
-            if self._next is _INITIAL:
+            if self._next is INITIAL:
                 return None
             # Mid-message only an error can be left to native; if native
             # accepts the buffer, serve the bytes its C code would read, read
@@ -197,7 +166,7 @@ class EaxCipher:
         data = self._payload(ENCRYPT, plaintext, output)
         if data is None:
             return self._become_native().encrypt(plaintext, output=output)
-        self._next = _AFTER_ENCRYPT
+        self._next = AFTER_ENCRYPT
         stream = self._stream or self._open()
         self._msg_len += len(data)
         self._backing.slot.calls += 1
@@ -208,18 +177,15 @@ class EaxCipher:
             return self._twin.digest()
         if DIGEST not in self._next:
             return self._native_verdict(DIGEST)
-        self._next = _AFTER_DIGEST
+        self._next = AFTER_DIGEST
         return self._tag or self._finish()
-
-    def hexdigest(self) -> str:
-        return self.digest().hex()
 
     def encrypt_and_digest(self, plaintext: Any, output: Any = None) -> tuple[Any, bytes]:
         if (
-            self._next is _INITIAL
+            self._next is INITIAL
             and output is None
             and _buffers.is_plain(plaintext)
-            and self._claim(_AFTER_DIGEST)
+            and self._claim(AFTER_DIGEST)
         ):
             ciphertext, tag = self._provider.encrypt(
                 self._key, self.nonce, self._header(), plaintext
@@ -238,7 +204,7 @@ class EaxCipher:
         data = self._payload(DECRYPT, ciphertext, output)
         if data is None:
             return self._become_native().decrypt(ciphertext, output=output)
-        self._next = _AFTER_DECRYPT
+        self._next = AFTER_DECRYPT
         stream = self._stream or self._open()
         self._msg_len += len(data)
         self._backing.slot.calls += 1
@@ -249,21 +215,16 @@ class EaxCipher:
             return self._twin.verify(received_mac_tag)
         if VERIFY not in self._next:
             return self._native_verdict(VERIFY, received_mac_tag)
-        self._next = _AFTER_VERIFY  # native moves on before it looks at the tag
+        self._next = AFTER_VERIFY  # native moves on before it looks at the tag
         self._judge(self._tag or self._finish(), received_mac_tag)
         return None
 
-    def hexverify(self, hex_mac_tag: str) -> None:
-        from binascii import unhexlify
-
-        self.verify(unhexlify(hex_mac_tag))
-
     def decrypt_and_verify(self, ciphertext: Any, received_mac_tag: Any, output: Any = None) -> Any:
         if (
-            self._next is _INITIAL
+            self._next is INITIAL
             and output is None
             and _buffers.is_plain(ciphertext)
-            and self._claim(_AFTER_VERIFY)
+            and self._claim(AFTER_VERIFY)
         ):
             plaintext, tag = self._provider.decrypt(
                 self._key, self.nonce, self._header(), ciphertext
@@ -291,12 +252,7 @@ class EaxCipher:
             if compare_digest(tag, bytes(received)):
                 return
             raise ValueError("MAC check failed")
-        # 4.x compares with compare_digest, 3.x BLAKE2s-hashes both sides: a
-        # native object that knows the real tag judges an exotic argument.
-        judge = self._new_native()
-        _order_rules.replay(judge, _AFTER_VERIFY)
-        judge._mac_tag = tag
-        judge.verify(received)
+        self._native_tag_verdict(tag, received)
 
 
 _KEYWORDS = frozenset(("nonce", "mac_len", "use_aesni"))

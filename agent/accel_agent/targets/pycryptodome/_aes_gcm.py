@@ -25,25 +25,11 @@ from __future__ import annotations
 from hmac import compare_digest
 
 from accel_agent.targets.pycryptodome import _aes_modes, _buffers, _order_rules
+from accel_agent.targets.pycryptodome._aead_base import AeadBase
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
-
-# pycryptodome's order rules, shared with the other AEAD target (_order_rules).
-UPDATE, ENCRYPT, DECRYPT, DIGEST, VERIFY = (
-    _order_rules.UPDATE,
-    _order_rules.ENCRYPT,
-    _order_rules.DECRYPT,
-    _order_rules.DIGEST,
-    _order_rules.VERIFY,
-)
-_AFTER_UPDATE = _INITIAL = _order_rules.INITIAL
-_AFTER_ENCRYPT = _order_rules.AFTER_ENCRYPT
-_AFTER_DECRYPT = _order_rules.AFTER_DECRYPT
-_AFTER_DIGEST = _order_rules.AFTER_DIGEST
-_AFTER_VERIFY = _order_rules.AFTER_VERIFY
-_replay = _order_rules.replay
 
 MODE_GCM = 11
 BLOCK_SIZE = 16
@@ -54,10 +40,12 @@ PLAINTEXT_KEPT_LIMIT = 4 * 1024 * 1024  # decrypted bytes kept for a second veri
 SMALLEST_MESSAGE_LIMIT = 2**36 - 32
 SMALLEST_AAD_LIMIT = 2**61 - 1
 
-_WITH_TWIN = frozenset()  # a native twin decides everything from now on
+# pycryptodome's order rules, shared by the AEAD targets (_order_rules).
+UPDATE, ENCRYPT, DECRYPT, DIGEST, VERIFY = _order_rules.METHODS
+INITIAL, AFTER_ENCRYPT, AFTER_DECRYPT, AFTER_DIGEST, AFTER_VERIFY = _order_rules.STATES
 
 
-class GcmCipher:
+class GcmCipher(AeadBase):
     """pycryptodome's ``GcmMode``, served by OpenSSL.
 
     No ``__slots__``: the class attributes below are the state of a fresh
@@ -67,10 +55,12 @@ class GcmCipher:
     """
 
     block_size = BLOCK_SIZE
+    _mode = MODE_GCM
+    _native_tag_names = ("_tag", "_mac_tag")  # where 4.x and 3.x cache the real tag
     _twin = None  # the native GcmMode serving every call, once there is one
-    # What pycryptodome would allow next. While it is _INITIAL the object is
+    # What pycryptodome would allow next. While it is INITIAL the object is
     # fresh (associated data at most: no context, no tag, no twin).
-    _next = _INITIAL
+    _next = INITIAL
     _aad: list[bytes] | tuple = ()  # associated data not yet given to OpenSSL
     _auth_len = 0
     _msg_count = 0  # pycryptodome's _msg_len (see the property below)
@@ -118,34 +108,25 @@ class GcmCipher:
 
     # -- twins -------------------------------------------------------------
 
-    def _new_native(self) -> Any:
-        return self._backing.native_new(
-            self._key, MODE_GCM, nonce=self.nonce, mac_len=self._mac_len
-        )
-
     def _become_native(self) -> Any:
-        """Hand the rest of this message to a native twin (only before any data was processed)."""
+        """Hand the rest of this message to a native twin (only before any data was processed).
+
+        GCM's own: the twin also takes the counts its limits are checked
+        against, which pycryptodome's tests set from outside.
+        """
         if self._twin is None:
-            twin = self._new_native()
-            for chunk in self._aad:
-                twin.update(chunk)
+            twin = self._native_with_aad()
             twin._auth_len = self._auth_len  # the counts native checks its limits against
             twin._msg_len = self._msg_count
             self._twin = twin
-            self._next = _WITH_TWIN
+            self._next = _order_rules.WITH_TWIN
         return self._twin
 
-    def _native_verdict(self, method: str, *args: Any, **kwargs: Any) -> Any:
-        """Let a native object in the same order-rule state judge a call we cannot serve.
-
-        It raises what pycryptodome raises; when it does not, its answer is
-        returned (only reached for inputs native accepts that we do not know).
-        """
-        twin = self._new_native()
-        _replay(twin, self._next)
-        twin._msg_len = self._msg_count
-        twin._auth_len = self._auth_len
-        return getattr(twin, method)(*args, **kwargs)
+    def _align_judge(self, judge: Any, method: str) -> None:
+        """The same order-rule state and the same counts (native's limits are checked on them)."""
+        super()._align_judge(judge, method)
+        judge._msg_len = self._msg_count
+        judge._auth_len = self._auth_len
 
     # -- associated data ---------------------------------------------------
 
@@ -160,7 +141,7 @@ class GcmCipher:
         ):
             self._become_native().update(assoc_data)
             return self
-        # update() is only allowed while _next is _INITIAL (= _AFTER_UPDATE),
+        # update() is only allowed while _next is INITIAL (= AFTER_UPDATE),
         # so it leaves _next as it is.
         if not self._aad:
             self._aad = []
@@ -197,8 +178,8 @@ class GcmCipher:
         if ENCRYPT not in self._next:
             return self._native_verdict(ENCRYPT, plaintext, output=output)
         if not _buffers.servable(plaintext, output):
-            if self._next is _INITIAL:
-                self._next = _AFTER_ENCRYPT
+            if self._next is INITIAL:
+                self._next = AFTER_ENCRYPT
                 return self._become_native().encrypt(plaintext, output=output)
             # Mid-message, only an error can be left to native; if native
             # accepts the buffer, serve the bytes its C code would read.
@@ -206,7 +187,7 @@ class GcmCipher:
             plaintext = _buffers.raw_bytes(plaintext)
         elif self._too_long(len(plaintext)):
             self._native_verdict(ENCRYPT, plaintext, output=output)  # pycryptodome 4.x raises here
-        self._next = _AFTER_ENCRYPT
+        self._next = AFTER_ENCRYPT
         context = self._context or self._open(ENCRYPT)
         self._msg_count += len(plaintext)
         self._backing.slot.calls += 1
@@ -217,7 +198,7 @@ class GcmCipher:
             return self._twin.digest()
         if DIGEST not in self._next:
             return self._native_verdict(DIGEST)
-        self._next = _AFTER_DIGEST
+        self._next = AFTER_DIGEST
         if self._tag is None:
             context = self._context or self._open(ENCRYPT)
             context.finalize()
@@ -225,15 +206,12 @@ class GcmCipher:
             self._backing.slot.calls += 1
         return self._tag
 
-    def hexdigest(self) -> str:
-        return self.digest().hex()
-
     def encrypt_and_digest(self, plaintext: Any, output: Any = None) -> tuple[Any, bytes]:
         if (
             self._one_shot
             and output is None
             and type(plaintext) is bytes
-            and self._next is _INITIAL
+            and self._next is INITIAL
         ):
             # A fresh object: the whole message in one go, once the key
             # stream token is ours (see _one_shot).
@@ -245,7 +223,7 @@ class GcmCipher:
             if mac_len and size <= ONE_SHOT_LIMIT:
                 # After digest() only digest() may follow, so the message length
                 # (kept for the limit checks of later calls) is not needed any more.
-                self._next = _AFTER_DIGEST
+                self._next = AFTER_DIGEST
                 sealed = self._provider.one_shot(self._key).encrypt(
                     self.nonce, plaintext, b"".join(self._aad) if self._aad else None
                 )
@@ -255,7 +233,7 @@ class GcmCipher:
             if mac_len and size <= SMALLEST_MESSAGE_LIMIT:
                 # Slicing a large ct || tag costs more than encrypting it: OpenSSL's
                 # streaming context returns the ciphertext and the tag apart.
-                self._next = _AFTER_DIGEST
+                self._next = AFTER_DIGEST
                 context = self._provider.encryptor(self._key, self.nonce)
                 for chunk in self._aad:
                     context.authenticate_additional_data(chunk)
@@ -276,8 +254,8 @@ class GcmCipher:
         if DECRYPT not in self._next:
             return self._native_verdict(DECRYPT, ciphertext, output=output)
         if not _buffers.servable(ciphertext, output):
-            if self._next is _INITIAL:
-                self._next = _AFTER_DECRYPT
+            if self._next is INITIAL:
+                self._next = AFTER_DECRYPT
                 return self._become_native().decrypt(ciphertext, output=output)
             # Mid-message, only an error can be left to native; if native
             # accepts the buffer, serve the bytes its C code would read.
@@ -285,7 +263,7 @@ class GcmCipher:
             ciphertext = _buffers.raw_bytes(ciphertext)
         elif self._too_long(len(ciphertext)):
             self._native_verdict(DECRYPT, ciphertext, output=output)  # pycryptodome 4.x raises here
-        self._next = _AFTER_DECRYPT
+        self._next = AFTER_DECRYPT
         context = self._context or self._open(DECRYPT)
         self._msg_count += len(ciphertext)
         plaintext = context.update(ciphertext)
@@ -298,26 +276,16 @@ class GcmCipher:
             return self._twin.verify(received_mac_tag)
         if VERIFY not in self._next:
             return self._native_verdict(VERIFY, received_mac_tag)
-        self._next = _AFTER_VERIFY  # native moves on before it looks at the tag
+        self._next = AFTER_VERIFY  # native moves on before it looks at the tag
         if not _buffers.is_plain(received_mac_tag):
-            # What native makes of a tag that is not plain bytes differs between
-            # versions (4.x: compare_digest, 3.x: BLAKE2s of its bytes): a native
-            # object that knows the real tag judges it.
+            # A native object that knows the real tag judges it.
             if self._tag is None:
                 self._tag = self._rebuild_tag()
-            judge = self._new_native()
-            _replay(judge, _AFTER_VERIFY)
-            judge._tag = judge._mac_tag = self._tag  # the names 4.x and 3.x cache it under
-            judge.verify(received_mac_tag)
+            self._native_tag_verdict(self._tag, received_mac_tag)
             return None
         if self._check(bytes(received_mac_tag)):
             return None
         raise ValueError("MAC check failed")
-
-    def hexverify(self, hex_mac_tag: str) -> None:
-        from binascii import unhexlify
-
-        self.verify(unhexlify(hex_mac_tag))
 
     def decrypt_and_verify(self, ciphertext: Any, received_mac_tag: Any, output: Any = None) -> Any:
         if (
@@ -326,7 +294,7 @@ class GcmCipher:
             and type(ciphertext) is bytes
             and type(received_mac_tag) is bytes
             and len(received_mac_tag) == 16
-            and self._next is _INITIAL
+            and self._next is INITIAL
         ):
             # A fresh object: the whole message in one go, once the key
             # stream token is ours (see _one_shot).
@@ -338,7 +306,7 @@ class GcmCipher:
             # Attributes are set in encrypt_and_digest's order (_next, _tag):
             # objects that differ in it lose CPython's shared-key instance layout.
             if mac_len == 16 and size <= ONE_SHOT_LIMIT:
-                self._next = _AFTER_VERIFY
+                self._next = AFTER_VERIFY
                 self._backing.slot.calls += 1
                 aad = b"".join(self._aad) if self._aad else None
                 try:
@@ -354,7 +322,7 @@ class GcmCipher:
                 return plaintext
             if mac_len == 16 and size <= PLAINTEXT_KEPT_LIMIT:
                 # Streaming: no ct || tag copy to build.
-                self._next = _AFTER_VERIFY
+                self._next = AFTER_VERIFY
                 self._backing.slot.calls += 1
                 context = self._provider.decryptor(self._key, self.nonce)
                 for chunk in self._aad:

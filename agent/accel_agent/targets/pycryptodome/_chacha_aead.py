@@ -25,25 +25,11 @@ from __future__ import annotations
 from hmac import compare_digest
 
 from accel_agent.targets.pycryptodome import _aes_modes, _buffers, _order_rules
+from accel_agent.targets.pycryptodome._aead_base import AeadBase
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
-
-# pycryptodome's order rules, shared with the other AEAD target (_order_rules).
-UPDATE, ENCRYPT, DECRYPT, DIGEST, VERIFY = (
-    _order_rules.UPDATE,
-    _order_rules.ENCRYPT,
-    _order_rules.DECRYPT,
-    _order_rules.DIGEST,
-    _order_rules.VERIFY,
-)
-_AFTER_UPDATE = _INITIAL = _order_rules.INITIAL
-_AFTER_ENCRYPT = _order_rules.AFTER_ENCRYPT
-_AFTER_DECRYPT = _order_rules.AFTER_DECRYPT
-_AFTER_DIGEST = _order_rules.AFTER_DIGEST
-_AFTER_VERIFY = _order_rules.AFTER_VERIFY
-_replay = _order_rules.replay
 
 TAG_SIZE = 16
 ONE_SHOT_LIMIT = 64 * 1024  # above this, streaming beats copying ct || tag apart
@@ -51,8 +37,12 @@ ONE_SHOT_LIMIT = 64 * 1024  # above this, streaming beats copying ct || tag apar
 # but one block, a native object with the same count decides whether to raise.
 MESSAGE_LIMIT = 64 * ((1 << 32) - 2)
 
+# pycryptodome's order rules, shared by the AEAD targets (_order_rules).
+UPDATE, ENCRYPT, DECRYPT, DIGEST, VERIFY = _order_rules.METHODS
+INITIAL, AFTER_ENCRYPT, AFTER_DECRYPT, AFTER_DIGEST, AFTER_VERIFY = _order_rules.STATES
 
-class ChaCha20Poly1305Cipher:
+
+class ChaCha20Poly1305Cipher(AeadBase):
     """pycryptodome's ``ChaCha20Poly1305Cipher`` (8-, 12- and 24-byte nonces), served by OpenSSL."""
 
     # Nothing but associated data so far: a list holding one item, the key
@@ -64,7 +54,7 @@ class ChaCha20Poly1305Cipher:
     # key stream twice (a lock did the same for ~250 ns per message).
     _fresh: list | tuple = ()
     _twin = None  # the native object serving every call, once there is one
-    _next = _INITIAL
+    _next = INITIAL
     _aad: list[bytes] | tuple = ()
     _stream = None  # the provider's AeadStream, once data flows
     _tag: bytes | None = None
@@ -89,29 +79,29 @@ class ChaCha20Poly1305Cipher:
         return self._backing.native_new(key=self._key, nonce=self.nonce)
 
     def _become_native(self) -> Any:
-        """Hand the rest of the message to a native twin (only while nothing but AAD was seen)."""
+        """Hand the rest of the message to a native twin (only while nothing but AAD was seen).
+
+        ChaCha's own: the key stream token is given up (the twin starts the
+        key stream), and every method asks ``_twin`` first, so ``_next`` keeps
+        no twin state.
+        """
         if self._twin is None:
             self._leave_fresh()
-            twin = self._new_native()
-            for chunk in self._aad:
-                twin.update(chunk)
-            self._twin = twin
+            self._twin = self._native_with_aad()
         return self._twin
 
-    def _native_verdict(self, method: str, *args: Any, **kwargs: Any) -> Any:
-        """Let a native object in the same order-rule state judge a call we cannot serve."""
-        twin = self._new_native()
-        _replay(twin, self._next)
+    def _align_judge(self, judge: Any, method: str) -> None:
+        """The same order-rule state and, for a payload call, the same key stream position."""
+        super()._align_judge(judge, method)
         if self._stream is not None and method in (ENCRYPT, DECRYPT) and method in self._next:
             # The inner cipher at the same key stream position: seek() to a block
             # before it, then encrypt up to it (3.x refuses to seek into the last block).
             target = 64 + self._stream.ct_len
             start = max(0, (target // 64 - 1) * 64)
-            inner = twin._cipher
+            inner = judge._cipher
             inner.seek(start)
             getattr(inner, method)(bytes(target - start))  # the direction the AEAD will use
-            twin._len_ct = self._stream.ct_len
-        return getattr(twin, method)(*args, **kwargs)
+            judge._len_ct = self._stream.ct_len
 
     @property
     def _cipher(self) -> Any:
@@ -127,7 +117,7 @@ class ChaCha20Poly1305Cipher:
     # -- associated data ---------------------------------------------------
 
     def update(self, data: Any) -> Any:
-        if self._fresh and type(data) is bytes and self._next is _INITIAL:
+        if self._fresh and type(data) is bytes and self._next is INITIAL:
             # nothing but associated data so far: no twin, update allowed
             aad = self._aad
             if aad:
@@ -188,7 +178,7 @@ class ChaCha20Poly1305Cipher:
             return self._native_verdict(ENCRYPT, plaintext, output=output)
         if not _buffers.servable(plaintext, output):
             if self._fresh:
-                self._next = _AFTER_ENCRYPT
+                self._next = AFTER_ENCRYPT
                 return self._become_native().encrypt(plaintext, output=output)
             # Mid-message, only an error can be left to native (it changes
             # nothing then); if native accepts the buffer, serve its bytes.
@@ -197,7 +187,7 @@ class ChaCha20Poly1305Cipher:
         stream = self._stream or self._open()
         if stream.ct_len + len(plaintext) > MESSAGE_LIMIT:
             self._native_verdict(ENCRYPT, plaintext, output=output)
-        self._next = _AFTER_ENCRYPT
+        self._next = AFTER_ENCRYPT
         self._backing.slot.calls += 1
         return _buffers.deliver(stream.encrypt(plaintext), output)
 
@@ -206,25 +196,22 @@ class ChaCha20Poly1305Cipher:
             return self._twin.digest()
         if DIGEST not in self._next:
             return self._native_verdict(DIGEST)
-        self._next = _AFTER_DIGEST
+        self._next = AFTER_DIGEST
         return self._compute_tag()
-
-    def hexdigest(self) -> str:
-        return self.digest().hex()
 
     def encrypt_and_digest(self, plaintext: Any) -> tuple[bytes, bytes]:
         if (
             self._fresh
             and type(plaintext) is bytes
             and len(plaintext) <= ONE_SHOT_LIMIT
-            and self._next is _INITIAL  # not after a verify() that raised, say
+            and self._next is INITIAL  # not after a verify() that raised, say
         ):
             try:
                 self._fresh.pop()  # the key stream token (see _fresh)
             except IndexError:
                 pass  # another thread's call took it: the general path judges
             else:
-                self._next = _AFTER_DIGEST
+                self._next = AFTER_DIGEST
                 aad = self._aad
                 sealed = self._provider.one_shot(self._aead_key).encrypt(
                     self._aead_nonce, plaintext, b"".join(aad) if aad else None
@@ -243,7 +230,7 @@ class ChaCha20Poly1305Cipher:
             return self._native_verdict(DECRYPT, ciphertext, output=output)
         if not _buffers.servable(ciphertext, output):
             if self._fresh:
-                self._next = _AFTER_DECRYPT
+                self._next = AFTER_DECRYPT
                 return self._become_native().decrypt(ciphertext, output=output)
             try:
                 self._native_verdict(DECRYPT, ciphertext, output=output)
@@ -256,7 +243,7 @@ class ChaCha20Poly1305Cipher:
         stream = self._stream or self._open()
         if stream.ct_len + len(ciphertext) > MESSAGE_LIMIT:
             self._native_verdict(DECRYPT, ciphertext, output=output)
-        self._next = _AFTER_DECRYPT
+        self._next = AFTER_DECRYPT
         self._backing.slot.calls += 1
         return _buffers.deliver(stream.decrypt(ciphertext), output)
 
@@ -276,12 +263,12 @@ class ChaCha20Poly1305Cipher:
             return self._twin.verify(received_mac_tag)
         if VERIFY not in self._next:
             return self._native_verdict(VERIFY, received_mac_tag)
-        self._next = _AFTER_VERIFY
+        self._next = AFTER_VERIFY
         if not _buffers.is_plain(received_mac_tag):
             # Native raises TypeError for what it cannot compare; for anything it
             # can, the comparison below decides, on the bytes native compares.
             twin = self._new_native()
-            _replay(twin, _AFTER_DECRYPT)
+            _order_rules.replay(twin, AFTER_DECRYPT)
             try:
                 twin.verify(received_mac_tag)
             except ValueError:
@@ -292,11 +279,6 @@ class ChaCha20Poly1305Cipher:
             return None
         raise ValueError("MAC check failed")
 
-    def hexverify(self, hex_mac_tag: str) -> None:
-        from binascii import unhexlify
-
-        self.verify(unhexlify(hex_mac_tag))
-
     def decrypt_and_verify(self, ciphertext: Any, received_mac_tag: Any) -> bytes:
         if (
             self._fresh
@@ -304,14 +286,14 @@ class ChaCha20Poly1305Cipher:
             and len(ciphertext) <= ONE_SHOT_LIMIT
             and type(received_mac_tag) is bytes
             and len(received_mac_tag) == TAG_SIZE
-            and self._next is _INITIAL
+            and self._next is INITIAL
         ):
             try:
                 self._fresh.pop()  # the key stream token (see _fresh)
             except IndexError:
                 pass  # another thread's call took it: the general path judges
             else:
-                self._next = _AFTER_VERIFY
+                self._next = AFTER_VERIFY
                 self._backing.slot.calls += 1
                 aad = self._aad
                 try:

@@ -1,0 +1,117 @@
+"""What the AEAD targets (GCM, ChaCha20-Poly1305, CCM, EAX) share: native twins.
+
+Each accelerated AEAD object leaves to pycryptodome's own code what it cannot
+serve exactly, in one of two ways:
+
+* a *twin*: before any payload was processed, a native object made with the
+  same arguments and fed the same associated data serves the rest of the
+  message (``_become_native``);
+* a *judge*: a native object brought to the same order-rule state (see
+  :mod:`._order_rules`) decides a call, so it raises what pycryptodome
+  raises (``_native_verdict``), or, knowing the real tag, what its
+  ``verify`` makes of a tag that is not a plain buffer
+  (``_native_tag_verdict``).
+
+:class:`AeadBase` holds that scaffolding and the methods all four spell the
+same way. It keeps no per-object state: a subclass keeps its fresh-object
+defaults as its own class attributes and defines its per-message methods
+itself, so the tuned one-shot paths find everything they read in the
+instance or its own class. Nothing here runs on those paths.
+"""
+
+from __future__ import annotations
+
+from accel_agent.targets.pycryptodome import _aes_modes
+from accel_agent.targets.pycryptodome._order_rules import (
+    AFTER_VERIFY,
+    INITIAL,
+    WITH_TWIN,
+    replay,
+)
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+
+class AeadBase:
+    """The native-twin handover and the methods pycryptodome's AEAD modes share.
+
+    A subclass sets ``_backing``, ``_key``, ``nonce``, ``_aad``, ``_twin`` and
+    ``_next``; the defaults below serve the AES modes (``AES.new(key, mode,
+    nonce=..., mac_len=...)``) and are overridden where a target differs.
+    """
+
+    _mode: int  # pycryptodome's MODE_* constant, for the AES modes
+    _mac_len: int
+    _native_kwargs: dict  # what the original new is given for a twin
+    # Where native caches the real tag, so that a judge told it compares
+    # against it (a subclass lists the names of every supported version).
+    _native_tag_names: tuple[str, ...] = ("_mac_tag",)
+
+    # -- twins -------------------------------------------------------------
+
+    def _new_native(self, **kwargs: Any) -> Any:
+        """A native object with this key: ``kwargs`` as given, or this nonce and tag length."""
+        if not kwargs:
+            kwargs = {"nonce": self.nonce, "mac_len": self._mac_len}
+        return self._backing.native_new(self._key, self._mode, **kwargs)
+
+    def _native_with_aad(self, **kwargs: Any) -> Any:
+        """A native object (see ``_new_native``) fed the associated data kept so far."""
+        twin = self._new_native(**kwargs)
+        for chunk in self._aad:
+            twin.update(chunk)
+        return twin
+
+    def _become_native(self) -> Any:
+        """Hand this message to a native twin (only before any payload was processed)."""
+        with _aes_modes.FIRST_USE_LOCK:
+            if self._twin is None:
+                self._twin = self._native_with_aad(**self._native_kwargs)
+                self._next = WITH_TWIN
+            return self._twin
+
+    def _native_verdict(self, method: str, *args: Any, **kwargs: Any) -> Any:
+        """Let a native object in the same order-rule state judge a call we cannot serve.
+
+        It raises what pycryptodome raises; when it does not, its answer is
+        returned (only reached for inputs native accepts that we do not know).
+        """
+        judge = self._new_native()
+        self._align_judge(judge, method)
+        return getattr(judge, method)(*args, **kwargs)
+
+    def _align_judge(self, judge: Any, method: str) -> None:
+        """Bring a fresh native ``judge`` to this object's state before it judges ``method``."""
+        replay(judge, self._next)
+
+    def _native_tag_verdict(self, tag: bytes, received_mac_tag: Any) -> None:
+        """``verify`` of a tag that is not a plain buffer, by a native object that knows ``tag``.
+
+        What native makes of such an argument differs between versions (4.x:
+        ``compare_digest``, 3.x: BLAKE2s of its bytes), so native decides.
+        """
+        judge = self._new_native()
+        replay(judge, AFTER_VERIFY)
+        for name in self._native_tag_names:
+            setattr(judge, name, tag)
+        judge.verify(received_mac_tag)
+
+    def _claim(self, state: frozenset) -> bool:
+        """Move a fresh object to ``state`` unless another thread's call got there first."""
+        with _aes_modes.FIRST_USE_LOCK:
+            if self._next is not INITIAL:
+                return False
+            self._next = state
+            return True
+
+    # -- what every AEAD mode derives the same way -------------------------
+
+    def hexdigest(self) -> str:
+        return self.digest().hex()
+
+    def hexverify(self, hex_mac_tag: str) -> None:
+        from binascii import unhexlify
+
+        self.verify(unhexlify(hex_mac_tag))
