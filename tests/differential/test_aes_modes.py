@@ -17,6 +17,7 @@ import inspect
 import sys
 
 import pytest
+from aead_tampering import AEAD_TAMPERINGS, AEAD_VERIFICATIONS, open_sealed
 from diff_strategies import (
     DIFF_SETTINGS,
     FakeLength,
@@ -41,18 +42,18 @@ from hypothesis import strategies as st
 
 from accel_agent import catalog, patching
 from transparency_helpers import (
+    RAISED,
     Recorder,
     Shape,
-    acceleration,
+    accelerated_calls,
     both,
-    call_counts,
-    count_delta,
+    flavours_or_skip,
     import_from,
-    installed_flavours,
     natively,
+    require_acceleration,
+    with_flavours,
 )
 
-RAISED = Recorder.RAISED
 ATTRIBUTES = ("block_size", "iv", "IV", "nonce", "key_size", "mode")
 RANDOM_ATTRIBUTES = ("iv", "IV", "nonce")
 AEAD_METHODS = (
@@ -65,9 +66,7 @@ AEAD_METHODS = (
     "decrypt_and_verify",
 )
 
-FLAVOURS = installed_flavours()
-if not FLAVOURS:
-    pytest.skip("neither pycryptodome nor pycryptodomex is installed", allow_module_level=True)
+flavours_or_skip()
 
 
 # ----------------------------------------------------------------- the mode table
@@ -181,7 +180,6 @@ BY_PRIMITIVE = {case.primitive: case for case in CASES}
 OWN_TEST_FILES = {"aes-ocb", "aes-siv", "aes-kw", "aes-kwp"}
 
 with_cases = pytest.mark.parametrize("case", CASES, ids=repr)
-with_flavours = pytest.mark.parametrize("flavour", FLAVOURS)
 
 
 @pytest.fixture
@@ -209,8 +207,7 @@ def resolve(module, params: dict) -> dict:
 
 def record_object(rec: Recorder, label: str, cipher, random_nonce: bool = False) -> None:
     """The public face of a cipher object: attribute values and the names it exposes."""
-    rec.attributes(label, cipher, ATTRIBUTES, shape_only=RANDOM_ATTRIBUTES if random_nonce else ())
-    rec.note(label + " public names", sorted(n for n in dir(cipher) if not n.startswith("_")))
+    rec.public_face(label, cipher, ATTRIBUTES, RANDOM_ATTRIBUTES if random_nonce else ())
 
 
 # ----------------------------------------------------------------- the table is complete
@@ -241,17 +238,15 @@ PLAIN = {
 @with_cases
 def test_plain_call_is_accelerated(aes, case):
     """The commonest call shape of each mode goes through the agent's slot, once accelerated."""
-    accelerated, why = acceleration(case.primitive)
-    if not accelerated:
-        pytest.skip(why)
-    before = call_counts()
-    cipher = aes.new(bytes(16), getattr(aes, case.constant), **PLAIN[case.primitive])
-    if case.aead:
-        cipher.update(b"header")
-        cipher.encrypt_and_digest(bytes(64))
-    else:
-        cipher.encrypt(bytes(64))
-    assert count_delta(before, call_counts()).get(case.primitive, 0) > 0, (
+    why = require_acceleration(case.primitive)
+    with accelerated_calls() as made:
+        cipher = aes.new(bytes(16), getattr(aes, case.constant), **PLAIN[case.primitive])
+        if case.aead:
+            cipher.update(b"header")
+            cipher.encrypt_and_digest(bytes(64))
+        else:
+            cipher.encrypt(bytes(64))
+    assert made.get(case.primitive, 0) > 0, (
         "%s is accelerated (%s) but a plain call made no accelerated call" % (case.primitive, why)
     )
 
@@ -608,22 +603,8 @@ def test_constructor_arguments(aes, call):
 
 # ----------------------------------------------------------------- GCM: nonces, tags, tampering
 
-TAMPERINGS = (
-    "none",
-    "ciphertext",
-    "tag",
-    "aad",
-    "nonce",
-    "truncated tag",
-    "extended tag",
-    "empty tag",
-    "missing aad",
-    "mac_len",
-)
-VERIFICATIONS = (
-    "decrypt_and_verify",
-    "decrypt+verify",
-    "decrypt+hexverify",
+TAMPERINGS = AEAD_TAMPERINGS + ("mac_len",)
+VERIFICATIONS = AEAD_VERIFICATIONS + (
     "chunked+verify",
     "verify before decrypt",
     "decrypt_and_verify+output",
@@ -671,14 +652,8 @@ def gcm_tamper(rec, aes, key, nonce, mac_len, aad, blob, tampering, verification
         return
     if aad is not None:
         rec.call("update(dec)", dec.update, aad)
-    if verification == "decrypt_and_verify":
-        rec.call("decrypt_and_verify", dec.decrypt_and_verify, ciphertext, tag)
-    elif verification == "decrypt+verify":
-        rec.call("decrypt", dec.decrypt, ciphertext)
-        rec.call("verify", dec.verify, tag)
-    elif verification == "decrypt+hexverify":
-        rec.call("decrypt", dec.decrypt, ciphertext)
-        rec.call("hexverify", dec.hexverify, tag.hex())
+    if verification in AEAD_VERIFICATIONS:
+        open_sealed(rec, dec, verification, ciphertext, tag)
     elif verification == "chunked+verify":
         step = 1 + where % 37
         for start in range(0, len(ciphertext), step):

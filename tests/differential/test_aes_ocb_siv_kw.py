@@ -13,6 +13,7 @@ constructor arguments; key wrap with every length around the limits.
 from __future__ import annotations
 
 import pytest
+from aead_tampering import flip_byte
 from diff_strategies import (
     PLAIN_INPUTS,
     any_input_kind,
@@ -35,21 +36,16 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from transparency_helpers import (
-    Recorder,
-    acceleration,
+    RAISED,
+    accelerated_calls,
     both,
-    call_counts,
-    count_delta,
+    flavours_or_skip,
     import_from,
-    installed_flavours,
+    require_acceleration,
+    with_flavours,
 )
 
-RAISED = Recorder.RAISED
-FLAVOURS = installed_flavours()
-if not FLAVOURS:
-    pytest.skip("neither pycryptodome nor pycryptodomex is installed", allow_module_level=True)
-
-with_flavours = pytest.mark.parametrize("flavour", FLAVOURS)
+FLAVOURS = flavours_or_skip()
 AEAD_MODES = ("MODE_OCB", "MODE_SIV")
 PRIMITIVE = {
     "MODE_OCB": "aes-ocb",
@@ -75,16 +71,8 @@ def _has(aes, mode: str) -> None:
         pytest.skip("%s has no %s (pycryptodome 4.x has it)" % (aes.__name__, mode))
 
 
-def _flip(blob: bytes, index: int = 0) -> bytes:
-    if not blob:
-        return b"\x01"
-    index %= len(blob)
-    return blob[:index] + bytes([blob[index] ^ 0x80]) + blob[index + 1 :]
-
-
 def record_object(rec, label, cipher):
-    rec.attributes(label, cipher, ("block_size", "nonce"))
-    rec.note(label + " public names", sorted(n for n in dir(cipher) if not n.startswith("_")))
+    rec.public_face(label, cipher, ("block_size", "nonce"))
 
 
 def _new(aes, mode, key, nonce, mac_len=None):
@@ -109,22 +97,20 @@ def test_plain_call_is_accelerated(aes, mode):
     """The commonest call shape of each mode goes through the agent's slot, once accelerated."""
     _has(aes, mode)
     primitive = PRIMITIVE[mode]
-    accelerated, why = acceleration(primitive)
-    if not accelerated:
-        pytest.skip(why)
-    before = call_counts()
-    if mode in ("MODE_KW", "MODE_KWP"):
-        wrapped = aes.new(bytes(16), getattr(aes, mode)).seal(bytes(24))
-        aes.new(bytes(16), getattr(aes, mode)).unseal(wrapped)
-    else:
-        key = bytes(32) if mode == "MODE_SIV" else bytes(16)
-        cipher = aes.new(key, getattr(aes, mode), nonce=bytes(12))
-        cipher.update(b"header")
-        ciphertext, tag = cipher.encrypt_and_digest(bytes(64))
-        cipher = aes.new(key, getattr(aes, mode), nonce=bytes(12))
-        cipher.update(b"header")
-        assert cipher.decrypt_and_verify(ciphertext, tag) == bytes(64)
-    assert count_delta(before, call_counts()).get(primitive, 0) >= 2, why
+    why = require_acceleration(primitive)
+    with accelerated_calls() as made:
+        if mode in ("MODE_KW", "MODE_KWP"):
+            wrapped = aes.new(bytes(16), getattr(aes, mode)).seal(bytes(24))
+            aes.new(bytes(16), getattr(aes, mode)).unseal(wrapped)
+        else:
+            key = bytes(32) if mode == "MODE_SIV" else bytes(16)
+            cipher = aes.new(key, getattr(aes, mode), nonce=bytes(12))
+            cipher.update(b"header")
+            ciphertext, tag = cipher.encrypt_and_digest(bytes(64))
+            cipher = aes.new(key, getattr(aes, mode), nonce=bytes(12))
+            cipher.update(b"header")
+            assert cipher.decrypt_and_verify(ciphertext, tag) == bytes(64)
+    assert made.get(primitive, 0) >= 2, why
 
 
 # ----------------------------------------------------------------- one-shot messages
@@ -145,13 +131,13 @@ def one_shot(rec, aes, mode, key, nonce, components, blob, kind, tampering, afte
         return
     ciphertext, tag = sealed
     if tampering == "ciphertext":
-        ciphertext = _flip(ciphertext, len(blob) // 2)
+        ciphertext = flip_byte(ciphertext, len(blob) // 2)
     elif tampering == "tag":
-        tag = _flip(tag, 5)
+        tag = flip_byte(tag, 5)
     elif tampering == "aad" and components:
-        components = [_flip(components[0])] + list(components[1:])
+        components = [flip_byte(components[0])] + list(components[1:])
     elif tampering == "nonce" and nonce is not None:
-        nonce = _flip(nonce)
+        nonce = flip_byte(nonce)
     elif tampering == "truncated tag":
         tag = tag[:-1]
     elif tampering == "extended tag":
@@ -337,7 +323,7 @@ def operations(draw):
 
 def make_tag(kind, last):
     if kind == "flipped":
-        return _flip(last)
+        return flip_byte(last)
     if kind == "truncated":
         return last[:-1]
     if kind == "empty":
@@ -464,7 +450,7 @@ def key_wrap(rec, aes, mode, key, blob, kind, tampering, calls):
     if wrapped is RAISED:
         wrapped = blob  # unseal something all the same: errors on lengths and types
     if tampering == "flip":
-        wrapped = _flip(wrapped, len(wrapped) - 1)
+        wrapped = flip_byte(wrapped, len(wrapped) - 1)
     elif tampering == "truncate":
         wrapped = wrapped[:-8]
     elif tampering == "extend":

@@ -32,21 +32,17 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from transparency_helpers import (
+    RAISED,
     Recorder,
-    acceleration,
+    accelerated_calls,
     both,
-    call_counts,
-    count_delta,
+    flavours_or_skip,
     import_from,
-    installed_flavours,
+    require_acceleration,
+    with_flavours,
 )
 
-RAISED = Recorder.RAISED
-FLAVOURS = installed_flavours()
-if not FLAVOURS:
-    pytest.skip("neither pycryptodome nor pycryptodomex is installed", allow_module_level=True)
-
-with_flavours = pytest.mark.parametrize("flavour", FLAVOURS)
+flavours_or_skip()
 
 BLOCK = 64
 END_12 = BLOCK << 32  # the key stream of a 12-byte (and XChaCha20's) nonce
@@ -66,8 +62,7 @@ def aead(flavour):
 
 
 def public_face(rec: Recorder, label: str, cipher, random_nonce: bool = False) -> None:
-    rec.attributes(label, cipher, ("nonce", "block_size"), ("nonce",) if random_nonce else ())
-    rec.note(label + " public names", sorted(n for n in dir(cipher) if not n.startswith("_")))
+    rec.public_face(label, cipher, ("nonce", "block_size"), ("nonce",) if random_nonce else ())
 
 
 # ----------------------------------------------------------------- the accelerated path is taken
@@ -78,16 +73,13 @@ def public_face(rec: Recorder, label: str, cipher, random_nonce: bool = False) -
 def test_plain_calls_are_accelerated(chacha, aead, nonce_len):
     primitives = ["chacha20", "xchacha20-poly1305" if nonce_len == 24 else "chacha20-poly1305"]
     for primitive in primitives:
-        accelerated, why = acceleration(primitive)
-        if not accelerated:
-            pytest.skip(why)
-    before = call_counts()
-    chacha.new(key=bytes(32), nonce=bytes(nonce_len)).encrypt(bytes(100))
-    cipher = aead.new(key=bytes(32), nonce=bytes(nonce_len))
-    cipher.update(b"header")
-    cipher.encrypt_and_digest(bytes(100))
-    delta = count_delta(before, call_counts())
-    assert all(delta.get(p) for p in primitives), delta
+        require_acceleration(primitive)
+    with accelerated_calls() as made:
+        chacha.new(key=bytes(32), nonce=bytes(nonce_len)).encrypt(bytes(100))
+        cipher = aead.new(key=bytes(32), nonce=bytes(nonce_len))
+        cipher.update(b"header")
+        cipher.encrypt_and_digest(bytes(100))
+    assert all(made.get(p) for p in primitives), made
 
 
 # ----------------------------------------------------------------- ChaCha20 streams and seek()
@@ -523,7 +515,7 @@ LAST_BLOCK_PATTERNS = (
 )
 
 
-@pytest.mark.parametrize("flavour", FLAVOURS)
+@with_flavours
 @pytest.mark.parametrize("nonce_len", [8, 12, 24])
 @pytest.mark.parametrize("method", ["encrypt", "decrypt"])
 @pytest.mark.parametrize("back, sizes_", LAST_BLOCK_PATTERNS)

@@ -29,12 +29,16 @@ from diff_strategies import (
 from hypothesis import given
 from hypothesis import strategies as st
 
-from transparency_helpers import Recorder, both, flavour_major, import_from, installed_flavours
+from transparency_helpers import (
+    RAISED,
+    both,
+    flavour_major,
+    flavours_or_skip,
+    import_from,
+    with_flavours,
+)
 
-RAISED = Recorder.RAISED
-FLAVOURS = installed_flavours()
-if not FLAVOURS:
-    pytest.skip("neither pycryptodome nor pycryptodomex is installed", allow_module_level=True)
+FLAVOURS = flavours_or_skip()
 
 HASH_ATTRIBUTES = ("digest_size", "block_size", "oid")
 
@@ -120,7 +124,7 @@ def test_hash(flavour, case, blob, cut_points, kinds, initial):
     both(scenario, import_from(flavour, case.module))
 
 
-@pytest.mark.parametrize("flavour", FLAVOURS)
+@with_flavours
 @pytest.mark.parametrize(
     ("module_name", "args", "kwargs"),
     [
@@ -175,7 +179,7 @@ def test_xof(flavour, case, blob, reads, kind):
     both(scenario, import_from(flavour, case.module))
 
 
-@pytest.mark.parametrize("flavour", FLAVOURS)
+@with_flavours
 def test_hash_objects_where_pycryptodome_takes_them(flavour):
     """eddsa's pre-hash checks, Crypto.Hash.new, PBKDF2's C assist from an HMAC."""
 
@@ -203,7 +207,7 @@ HMAC_HASHES = ["MD5", "SHA1", "SHA224", "SHA256", "SHA384", "SHA512", "SHA3_256"
 
 
 @pytest.mark.accelerates("hmac")
-@pytest.mark.parametrize("flavour", FLAVOURS)
+@with_flavours
 @DIFF_SETTINGS
 @given(
     hash_name=st.sampled_from(HMAC_HASHES),
@@ -245,7 +249,7 @@ def test_hmac(flavour, hash_name, as_object, key, key_kind, blob, cut_points, ki
     both(scenario, import_from(flavour, "Hash.HMAC"))
 
 
-@pytest.mark.parametrize("flavour", FLAVOURS)
+@with_flavours
 @pytest.mark.parametrize(
     ("key", "msg", "digestmod"),
     [
@@ -271,7 +275,7 @@ def test_hmac_unusual(flavour, key, msg, digestmod):
 
 
 @pytest.mark.accelerates("aes-cmac")
-@pytest.mark.parametrize("flavour", FLAVOURS)
+@with_flavours
 @DIFF_SETTINGS
 @given(
     key_size=st.sampled_from([16, 24, 32, 16, 15, 0]),
@@ -319,7 +323,7 @@ def test_cmac(flavour, key_size, seed, mac_len, after, blob, cut_points, kind):
 
 
 @pytest.mark.accelerates("poly1305")
-@pytest.mark.parametrize("flavour", FLAVOURS)
+@with_flavours
 @DIFF_SETTINGS
 @given(
     cipher=st.sampled_from(["AES", "ChaCha20"]),
@@ -354,7 +358,7 @@ def test_poly1305(flavour, cipher, seed, nonce_size, blob, cut_points, kind):
 # ----------------------------------------------------------------- KDFs
 
 
-@pytest.mark.parametrize("flavour", FLAVOURS)
+@with_flavours
 @scaled(0.5)
 @given(
     password=st.one_of(st.binary(max_size=100), st.text(max_size=20)),
@@ -375,7 +379,7 @@ def test_pbkdf2(flavour, password, salt, length, count, hash_name, as_object):
     both(scenario, import_from(flavour, "Protocol.KDF"))
 
 
-@pytest.mark.parametrize("flavour", FLAVOURS)
+@with_flavours
 @DIFF_SETTINGS
 @given(
     master=st.binary(max_size=100),
@@ -393,7 +397,7 @@ def test_hkdf(flavour, master, salt, context, key_len, num_keys, hash_name):
     both(scenario, import_from(flavour, "Protocol.KDF"))
 
 
-@pytest.mark.parametrize("flavour", FLAVOURS)
+@with_flavours
 @scaled(0.1)
 @given(
     password=st.binary(max_size=40),
