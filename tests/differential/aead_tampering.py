@@ -43,6 +43,21 @@ def flip_byte(blob: bytes, where: int = 0) -> bytes:
     return blob[:index] + bytes([blob[index] ^ 0x80]) + blob[index + 1 :]
 
 
+# The tamperings that change only the tag's length: see :func:`change_tag_length`.
+TAG_LENGTH_CHANGES = ("truncated tag", "extended tag", "empty tag")
+
+
+def change_tag_length(tampering: str, tag: bytes) -> bytes:
+    """``tag`` one byte short, one byte long or empty, as ``tampering`` says."""
+    if tampering == "truncated tag":
+        return tag[:-1]
+    if tampering == "extended tag":
+        return tag + b"\x00"
+    if tampering == "empty tag":
+        return b""
+    raise ValueError(tampering)
+
+
 def open_sealed(rec: Recorder, dec, verification: str, ciphertext: bytes, tag) -> None:
     """Open with ``dec`` in one of the :data:`AEAD_VERIFICATIONS` ways, recording each call."""
     if verification == "decrypt_and_verify":

@@ -12,7 +12,14 @@ message-length limit of each CCM nonce length.
 from __future__ import annotations
 
 import pytest
-from aead_tampering import AEAD_TAMPERINGS, AEAD_VERIFICATIONS, flip_byte, open_sealed
+from aead_tampering import (
+    AEAD_TAMPERINGS,
+    AEAD_VERIFICATIONS,
+    TAG_LENGTH_CHANGES,
+    change_tag_length,
+    flip_byte,
+    open_sealed,
+)
 from diff_strategies import FakeLength, cuts, data, keys, scaled, split
 from hypothesis import given
 from hypothesis import strategies as st
@@ -124,12 +131,8 @@ def tamper(rec, aes, mode_name, key, nonce, mac_len, aad, blob, tampering, verif
         aad = flip_byte(aad, where)
     elif tampering == "nonce":
         nonce = flip_byte(nonce, where)
-    elif tampering == "truncated tag":
-        tag = tag[:-1]
-    elif tampering == "extended tag":
-        tag = tag + b"\x00"
-    elif tampering == "empty tag":
-        tag = b""
+    elif tampering in TAG_LENGTH_CHANGES:
+        tag = change_tag_length(tampering, tag)
     elif tampering == "missing aad":
         aad = b""
     elif tampering == "bytearray tag":
