@@ -11,7 +11,11 @@ into one comparison:
   patched attributes swapped back to the originals that
   :mod:`accel_agent.patching` keeps), and fails with the first differing step;
 * :class:`Tally` counts comparisons, mismatches and accelerated calls per
-  test, for the terminal summaries of the test folders.
+  test, for the terminal summaries of the test folders;
+* the test modules' common prelude: :data:`RAISED`,
+  :func:`flavours_or_skip` and :func:`with_flavours` (one run per installed
+  flavour), :func:`require_acceleration` and :func:`accelerated_calls` (the
+  "plain call goes through the agent" checks).
 
 Scenarios must build every input (mutable buffers included) inside the
 function and reach pycryptodome through the module object at call time
