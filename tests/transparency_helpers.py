@@ -11,7 +11,11 @@ into one comparison:
   patched attributes swapped back to the originals that
   :mod:`accel_agent.patching` keeps), and fails with the first differing step;
 * :class:`Tally` counts comparisons, mismatches and accelerated calls per
-  test, for the terminal summaries of the test folders.
+  test, for the terminal summaries of the test folders;
+* the test modules' common prelude: :data:`RAISED`,
+  :func:`flavours_or_skip` and :func:`with_flavours` (one run per installed
+  flavour), :func:`require_acceleration` and :func:`accelerated_calls` (the
+  "plain call goes through the agent" checks).
 
 Scenarios must build every input (mutable buffers included) inside the
 function and reach pycryptodome through the module object at call time
@@ -26,6 +30,7 @@ import json
 import os
 import re
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -54,6 +59,22 @@ def installed_flavours() -> list[str]:
             continue
         found.append(name)
     return found
+
+
+def flavours_or_skip() -> list[str]:
+    """The installed flavours; with none, the calling test module is skipped as a whole.
+
+    Call it at module level (it uses ``pytest.skip(allow_module_level=True)``).
+    """
+    found = installed_flavours()
+    if not found:
+        pytest.skip("neither pycryptodome nor pycryptodomex is installed", allow_module_level=True)
+    return found
+
+
+def with_flavours(test):
+    """Decorator: run ``test`` once per installed flavour (its ``flavour`` argument)."""
+    return pytest.mark.parametrize("flavour", installed_flavours())(test)
 
 
 def flavour_version(flavour: str) -> str:
@@ -125,6 +146,23 @@ def count_delta(before: dict[str, int], after: dict[str, int]) -> dict[str, int]
     names = set(before) | set(after)
     delta = {name: after.get(name, 0) - before.get(name, 0) for name in names}
     return {name: value for name, value in sorted(delta.items()) if value}
+
+
+def require_acceleration(primitive: str) -> str:
+    """Why ``primitive`` is accelerated here; skips the test (saying why) when it is not."""
+    accelerated, why = acceleration(primitive)
+    if not accelerated:
+        pytest.skip(why)
+    return why
+
+
+@contextlib.contextmanager
+def accelerated_calls() -> Iterator[dict[str, int]]:
+    """The accelerated calls the body makes, per primitive (filled in when the body ends)."""
+    made: dict[str, int] = {}
+    before = call_counts()
+    yield made
+    made.update(count_delta(before, call_counts()))
 
 
 @contextlib.contextmanager
@@ -235,6 +273,15 @@ class Recorder:
             if name in shape_only:
                 value = Shape(value)
             self.steps.append(("%s.%s" % (label, name), "value", describe(value)))
+
+    def public_face(self, label: str, obj: object, names, shape_only=()) -> None:
+        """:meth:`attributes`, then the public names ``obj`` exposes (its ``dir()``)."""
+        self.attributes(label, obj, names, shape_only)
+        self.note(label + " public names", sorted(n for n in dir(obj) if not n.startswith("_")))
+
+
+# What :meth:`Recorder.call` returns when the call raised (scenarios stop there).
+RAISED = Recorder.RAISED
 
 
 class Mismatch(AssertionError):

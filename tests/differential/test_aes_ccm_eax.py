@@ -12,18 +12,21 @@ message-length limit of each CCM nonce length.
 from __future__ import annotations
 
 import pytest
+from aead_tampering import (
+    AEAD_TAMPERINGS,
+    AEAD_VERIFICATIONS,
+    TAG_LENGTH_CHANGES,
+    change_tag_length,
+    flip_byte,
+    open_sealed,
+)
 from diff_strategies import FakeLength, cuts, data, keys, scaled, split
 from hypothesis import given
 from hypothesis import strategies as st
 
-from transparency_helpers import Recorder, both, import_from, installed_flavours
+from transparency_helpers import RAISED, both, flavours_or_skip, import_from, with_flavours
 
-RAISED = Recorder.RAISED
-FLAVOURS = installed_flavours()
-if not FLAVOURS:
-    pytest.skip("neither pycryptodome nor pycryptodomex is installed", allow_module_level=True)
-
-with_flavours = pytest.mark.parametrize("flavour", FLAVOURS)
+flavours_or_skip()
 CCM_TAGS = (4, 6, 8, 10, 12, 14, 16)
 
 
@@ -100,35 +103,13 @@ def test_ccm_declared_lengths_streamed(aes, key, inputs):
 
 # ----------------------------------------------------------------- tags and tampering, both modes
 
-TAMPERINGS = (
-    "none",
-    "ciphertext",
-    "tag",
-    "aad",
-    "nonce",
-    "truncated tag",
-    "extended tag",
-    "empty tag",
-    "missing aad",
-    "bytearray tag",
-    "memoryview tag",
-)
-VERIFICATIONS = (
-    "decrypt_and_verify",
-    "decrypt+verify",
-    "decrypt+hexverify",
+TAMPERINGS = AEAD_TAMPERINGS + ("bytearray tag", "memoryview tag")
+VERIFICATIONS = AEAD_VERIFICATIONS + (
     "chunked+verify",
     "verify twice",
     "decrypt_and_verify then verify",
     "verify before decrypt",
 )
-
-
-def _flip(buf: bytes, where: int) -> bytes:
-    if not buf:
-        return b"\x01"
-    i = where % len(buf)
-    return buf[:i] + bytes([buf[i] ^ 0x80]) + buf[i + 1 :]
 
 
 def tamper(rec, aes, mode_name, key, nonce, mac_len, aad, blob, tampering, verification, where):
@@ -143,19 +124,15 @@ def tamper(rec, aes, mode_name, key, nonce, mac_len, aad, blob, tampering, verif
         return
     ciphertext, tag = sealed
     if tampering == "ciphertext":
-        ciphertext = _flip(ciphertext, where)
+        ciphertext = flip_byte(ciphertext, where)
     elif tampering == "tag":
-        tag = _flip(tag, where)
+        tag = flip_byte(tag, where)
     elif tampering == "aad":
-        aad = _flip(aad, where)
+        aad = flip_byte(aad, where)
     elif tampering == "nonce":
-        nonce = _flip(nonce, where)
-    elif tampering == "truncated tag":
-        tag = tag[:-1]
-    elif tampering == "extended tag":
-        tag = tag + b"\x00"
-    elif tampering == "empty tag":
-        tag = b""
+        nonce = flip_byte(nonce, where)
+    elif tampering in TAG_LENGTH_CHANGES:
+        tag = change_tag_length(tampering, tag)
     elif tampering == "missing aad":
         aad = b""
     elif tampering == "bytearray tag":
@@ -165,14 +142,8 @@ def tamper(rec, aes, mode_name, key, nonce, mac_len, aad, blob, tampering, verif
     dec = rec.call("new(dec)", aes.new, key, mode, nonce=nonce, mac_len=mac_len)
     if aad:
         rec.call("update(dec)", dec.update, aad)
-    if verification == "decrypt_and_verify":
-        rec.call("decrypt_and_verify", dec.decrypt_and_verify, ciphertext, tag)
-    elif verification == "decrypt+verify":
-        rec.call("decrypt", dec.decrypt, ciphertext)
-        rec.call("verify", dec.verify, tag)
-    elif verification == "decrypt+hexverify":
-        rec.call("decrypt", dec.decrypt, ciphertext)
-        rec.call("hexverify", dec.hexverify, bytes(tag).hex())
+    if verification in AEAD_VERIFICATIONS:
+        open_sealed(rec, dec, verification, ciphertext, tag)
     elif verification == "chunked+verify":
         cut = where % (len(ciphertext) + 1)
         rec.call("decrypt(1)", dec.decrypt, ciphertext[:cut])

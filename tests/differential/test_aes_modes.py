@@ -16,43 +16,32 @@ from __future__ import annotations
 import inspect
 import sys
 
+import diff_strategies as ds
 import pytest
-from diff_strategies import (
-    DIFF_SETTINGS,
-    FakeLength,
-    any_input_kind,
-    cuts,
-    data,
-    input_kinds,
-    keys,
-    make_bytes,
-    make_input,
-    make_output,
-    output_content,
-    output_kinds,
-    scaled,
-    seeds,
-    sizes,
-    split,
-    wrong_values,
+from aead_tampering import (
+    AEAD_TAMPERINGS,
+    AEAD_VERIFICATIONS,
+    TAG_LENGTH_CHANGES,
+    change_tag_length,
+    open_sealed,
 )
 from hypothesis import given
 from hypothesis import strategies as st
 
 from accel_agent import catalog, patching
 from transparency_helpers import (
+    RAISED,
     Recorder,
     Shape,
-    acceleration,
+    accelerated_calls,
     both,
-    call_counts,
-    count_delta,
+    flavours_or_skip,
     import_from,
-    installed_flavours,
     natively,
+    require_acceleration,
+    with_flavours,
 )
 
-RAISED = Recorder.RAISED
 ATTRIBUTES = ("block_size", "iv", "IV", "nonce", "key_size", "mode")
 RANDOM_ATTRIBUTES = ("iv", "IV", "nonce")
 AEAD_METHODS = (
@@ -65,9 +54,7 @@ AEAD_METHODS = (
     "decrypt_and_verify",
 )
 
-FLAVOURS = installed_flavours()
-if not FLAVOURS:
-    pytest.skip("neither pycryptodome nor pycryptodomex is installed", allow_module_level=True)
+flavours_or_skip()
 
 
 # ----------------------------------------------------------------- the mode table
@@ -181,7 +168,6 @@ BY_PRIMITIVE = {case.primitive: case for case in CASES}
 OWN_TEST_FILES = {"aes-ocb", "aes-siv", "aes-kw", "aes-kwp"}
 
 with_cases = pytest.mark.parametrize("case", CASES, ids=repr)
-with_flavours = pytest.mark.parametrize("flavour", FLAVOURS)
 
 
 @pytest.fixture
@@ -209,8 +195,7 @@ def resolve(module, params: dict) -> dict:
 
 def record_object(rec: Recorder, label: str, cipher, random_nonce: bool = False) -> None:
     """The public face of a cipher object: attribute values and the names it exposes."""
-    rec.attributes(label, cipher, ATTRIBUTES, shape_only=RANDOM_ATTRIBUTES if random_nonce else ())
-    rec.note(label + " public names", sorted(n for n in dir(cipher) if not n.startswith("_")))
+    rec.public_face(label, cipher, ATTRIBUTES, RANDOM_ATTRIBUTES if random_nonce else ())
 
 
 # ----------------------------------------------------------------- the table is complete
@@ -241,17 +226,15 @@ PLAIN = {
 @with_cases
 def test_plain_call_is_accelerated(aes, case):
     """The commonest call shape of each mode goes through the agent's slot, once accelerated."""
-    accelerated, why = acceleration(case.primitive)
-    if not accelerated:
-        pytest.skip(why)
-    before = call_counts()
-    cipher = aes.new(bytes(16), getattr(aes, case.constant), **PLAIN[case.primitive])
-    if case.aead:
-        cipher.update(b"header")
-        cipher.encrypt_and_digest(bytes(64))
-    else:
-        cipher.encrypt(bytes(64))
-    assert count_delta(before, call_counts()).get(case.primitive, 0) > 0, (
+    why = require_acceleration(case.primitive)
+    with accelerated_calls() as made:
+        cipher = aes.new(bytes(16), getattr(aes, case.constant), **PLAIN[case.primitive])
+        if case.aead:
+            cipher.update(b"header")
+            cipher.encrypt_and_digest(bytes(64))
+        else:
+            cipher.encrypt(bytes(64))
+    assert made.get(case.primitive, 0) > 0, (
         "%s is accelerated (%s) but a plain call made no accelerated call" % (case.primitive, why)
     )
 
@@ -299,11 +282,11 @@ def roundtrip(rec, aes, case, key, params, blob, enc_cuts, dec_cuts, kind, aad, 
         return
     record_object(rec, "enc", enc)
     if case.aead:
-        for piece in split(aad, aad_cuts):
-            rec.call("update(enc)", enc.update, make_input(kind, piece))
+        for piece in ds.split(aad, aad_cuts):
+            rec.call("update(enc)", enc.update, ds.make_input(kind, piece))
     pieces = []
-    for piece in split(blob, enc_cuts):
-        out = rec.call("encrypt", enc.encrypt, make_input(kind, piece))
+    for piece in ds.split(blob, enc_cuts):
+        out = rec.call("encrypt", enc.encrypt, ds.make_input(kind, piece))
         if out is not RAISED:
             pieces.append(out)
     ciphertext = b"".join(pieces)
@@ -315,11 +298,11 @@ def roundtrip(rec, aes, case, key, params, blob, enc_cuts, dec_cuts, kind, aad, 
     if dec is RAISED:
         return
     if case.aead:
-        for piece in split(aad, aad_cuts[:1]):  # chunked unlike the encryption
-            rec.call("update(dec)", dec.update, make_input(kind, piece))
+        for piece in ds.split(aad, aad_cuts[:1]):  # chunked unlike the encryption
+            rec.call("update(dec)", dec.update, ds.make_input(kind, piece))
     pieces = []
-    for piece in split(ciphertext, dec_cuts):
-        out = rec.call("decrypt", dec.decrypt, make_input(kind, piece))
+    for piece in ds.split(ciphertext, dec_cuts):
+        out = rec.call("decrypt", dec.decrypt, ds.make_input(kind, piece))
         if out is not RAISED:
             pieces.append(out)
     rec.note("round trip", b"".join(pieces) == blob)
@@ -331,19 +314,19 @@ def roundtrip(rec, aes, case, key, params, blob, enc_cuts, dec_cuts, kind, aad, 
 @st.composite
 def roundtrip_inputs(draw, case):
     params = draw(case.params)
-    blob = draw(data(multiple=case.multiple))
-    enc_cuts = draw(cuts(len(blob), case.multiple))
-    dec_cuts = draw(cuts(len(blob), case.multiple))
-    aad = draw(data(max_size=2048)) if case.aead else b""
-    aad_cuts = draw(cuts(len(aad))) if case.aead else []
+    blob = draw(ds.data(multiple=case.multiple))
+    enc_cuts = draw(ds.cuts(len(blob), case.multiple))
+    dec_cuts = draw(ds.cuts(len(blob), case.multiple))
+    aad = draw(ds.data(max_size=2048)) if case.aead else b""
+    aad_cuts = draw(ds.cuts(len(aad))) if case.aead else []
     return params, blob, enc_cuts, dec_cuts, aad, aad_cuts
 
 
 @pytest.mark.accelerates
 @with_flavours
 @with_cases
-@DIFF_SETTINGS
-@given(key=keys, kind=input_kinds, inputs=st.data())
+@ds.DIFF_SETTINGS
+@given(key=ds.keys, kind=ds.input_kinds, inputs=st.data())
 def test_roundtrip(aes, case, key, kind, inputs):
     params, blob, enc_cuts, dec_cuts, aad, aad_cuts = inputs.draw(roundtrip_inputs(case))
     both(roundtrip, aes, case, key, params, blob, enc_cuts, dec_cuts, kind, aad, aad_cuts)
@@ -355,16 +338,16 @@ def test_roundtrip(aes, case, key, kind, inputs):
 @st.composite
 def operations(draw, case):
     """One call on a cipher object, described: name and argument kinds."""
-    size = draw(st.one_of(sizes(600, 16), sizes(600)))
+    size = draw(st.one_of(ds.sizes(600, 16), ds.sizes(600)))
     name = draw(
         st.sampled_from(
             ("encrypt", "decrypt", "encrypt", "decrypt") + (AEAD_METHODS if case.aead else ())
         )
     )
-    kind = draw(st.one_of(input_kinds, input_kinds, any_input_kind))
-    output = draw(output_kinds)
+    kind = draw(st.one_of(ds.input_kinds, ds.input_kinds, ds.any_input_kind))
+    output = draw(ds.output_kinds)
     tag = draw(st.sampled_from(TAG_KINDS))
-    return (name, size, kind, output, tag, draw(seeds))
+    return (name, size, kind, output, tag, draw(ds.seeds))
 
 
 TAG_KINDS = (
@@ -389,7 +372,7 @@ TAG_KINDS = (
 def make_tag(kind: str, last: bytes, as_hex: bool):
     """A tag for verify()/hexverify()/decrypt_and_verify(), derived from the last digest."""
     if kind in ("str", "int", "None"):
-        return make_input(kind, last)
+        return ds.make_input(kind, last)
     if kind == "flipped":
         last = bytes([last[0] ^ 1]) + last[1:] if last else b"\x01"
     elif kind == "truncated":
@@ -428,12 +411,12 @@ def run_operations(rec, aes, case, key, params, ops):
         if method is None:
             rec.note(label, "no such method")
             continue
-        blob = make_bytes(size, seed)
-        output = make_output(output_kind, size)
+        blob = ds.make_bytes(size, seed)
+        output = ds.make_output(output_kind, size)
         if name in ("encrypt", "decrypt"):
-            rec.call(label, method, make_input(kind, blob), output=output)
+            rec.call(label, method, ds.make_input(kind, blob), output=output)
         elif name == "update":
-            rec.call(label, method, make_input(kind, blob))
+            rec.call(label, method, ds.make_input(kind, blob))
         elif name in ("digest", "hexdigest"):
             result = rec.call(label, method)
             if isinstance(result, bytes):
@@ -441,20 +424,20 @@ def run_operations(rec, aes, case, key, params, ops):
         elif name in ("verify", "hexverify"):
             rec.call(label, method, make_tag(tag_kind, last_tag, name == "hexverify"))
         elif name == "encrypt_and_digest":
-            result = rec.call(label, method, make_input(kind, blob), output=output)
+            result = rec.call(label, method, ds.make_input(kind, blob), output=output)
             if isinstance(result, tuple):
                 last_tag = result[1]
         elif name == "decrypt_and_verify":
             tag = make_tag(tag_kind, last_tag, False)
-            rec.call(label, method, make_input(kind, blob), tag, output=output)
-        rec.note(label + " output", output_content(output))
+            rec.call(label, method, ds.make_input(kind, blob), tag, output=output)
+        rec.note(label + " output", ds.output_content(output))
     record_object(rec, "end", cipher)
 
 
 @with_flavours
 @with_cases
-@DIFF_SETTINGS
-@given(key=keys, inputs=st.data())
+@ds.DIFF_SETTINGS
+@given(key=ds.keys, inputs=st.data())
 def test_call_sequences(aes, case, key, inputs):
     """Random call sequences: misuse, wrong types, output= buffers, tags, all as native."""
     params = inputs.draw(case.params)
@@ -469,10 +452,10 @@ def with_output(rec, aes, case, key, params, blob, output_kind, method_name):
     cipher = rec.call("new", aes.new, key, getattr(aes, case.constant), **resolve(aes, params))
     if cipher is RAISED:
         return
-    output = make_output(output_kind, len(blob))
+    output = ds.make_output(output_kind, len(blob))
     method = getattr(cipher, method_name)
     rec.call(method_name, method, blob, output=output)
-    rec.note("output", output_content(output))
+    rec.note("output", ds.output_content(output))
     # The object must still work (or refuse) as native after an output= call.
     rec.call("then " + method_name, method, blob)
 
@@ -480,12 +463,12 @@ def with_output(rec, aes, case, key, params, blob, output_kind, method_name):
 @pytest.mark.accelerates
 @with_flavours
 @with_cases
-@DIFF_SETTINGS
-@given(key=keys, output_kind=output_kinds, method=st.sampled_from(["encrypt", "decrypt"]),
+@ds.DIFF_SETTINGS
+@given(key=ds.keys, output_kind=ds.output_kinds, method=st.sampled_from(["encrypt", "decrypt"]),
        inputs=st.data())  # fmt: skip
 def test_output_buffers(aes, case, key, output_kind, method, inputs):
     params = inputs.draw(case.params)
-    blob = inputs.draw(data(max_size=4096, multiple=case.multiple))
+    blob = inputs.draw(ds.data(max_size=4096, multiple=case.multiple))
     both(with_output, aes, case, key, params, blob, output_kind, method)
 
 
@@ -502,7 +485,7 @@ def _bytes_values(lengths) -> st.SearchStrategy:
         st.sampled_from(lengths).flatmap(lambda n: st.binary(min_size=n, max_size=n)),
         st.sampled_from(lengths).map(lambda n: ("bytearray", n)),
         st.sampled_from(lengths).map(lambda n: ("memoryview", n)),
-        wrong_values,
+        ds.wrong_values,
     )
 
 
@@ -514,7 +497,9 @@ ARGUMENT_VALUES = {
         st.sampled_from([0, 1, 2**32, 2**64 - 1, 2**64, 2**128, -1, True]),
         _bytes_values([4, 8, 16, 0]),
     ),
-    "counter": st.one_of(counter_params().map(lambda p: p["counter"]), wrong_values, st.just({})),
+    "counter": st.one_of(
+        counter_params().map(lambda p: p["counter"]), ds.wrong_values, st.just({})
+    ),
     "segment_size": st.sampled_from([8, 128, 16, 64, 0, 7, 9, 136, 256, -8, "8", None, 8.0]),
     "mac_len": st.sampled_from([16, 12, 4, 3, 17, 0, -1, "16", None, 16.0]),
     "use_aesni": st.booleans(),
@@ -526,9 +511,9 @@ ARGUMENT_VALUES = {
 }
 
 key_values = st.one_of(
-    keys,
-    keys.map(bytearray),
-    keys.map(lambda k: ("memoryview", len(k))),
+    ds.keys,
+    ds.keys.map(bytearray),
+    ds.keys.map(lambda k: ("memoryview", len(k))),
     st.sampled_from([0, 1, 8, 15, 17, 23, 25, 31, 33, 64]).map(bytes),
     st.sampled_from(["0123456789abcdef", 16, None, [0] * 16, 1.5]),
 )
@@ -598,7 +583,7 @@ def _equal(a, b) -> bool:
 
 
 @with_flavours
-@DIFF_SETTINGS
+@ds.DIFF_SETTINGS
 @given(call=constructor_calls())
 def test_constructor_arguments(aes, call):
     """AES.new with valid, invalid, missing, extra and mistyped arguments: same object or error."""
@@ -608,22 +593,8 @@ def test_constructor_arguments(aes, call):
 
 # ----------------------------------------------------------------- GCM: nonces, tags, tampering
 
-TAMPERINGS = (
-    "none",
-    "ciphertext",
-    "tag",
-    "aad",
-    "nonce",
-    "truncated tag",
-    "extended tag",
-    "empty tag",
-    "missing aad",
-    "mac_len",
-)
-VERIFICATIONS = (
-    "decrypt_and_verify",
-    "decrypt+verify",
-    "decrypt+hexverify",
+TAMPERINGS = AEAD_TAMPERINGS + ("mac_len",)
+VERIFICATIONS = AEAD_VERIFICATIONS + (
     "chunked+verify",
     "verify before decrypt",
     "decrypt_and_verify+output",
@@ -655,12 +626,8 @@ def gcm_tamper(rec, aes, key, nonce, mac_len, aad, blob, tampering, verification
         aad = flip(aad) if aad else b"\x00"
     elif tampering == "nonce":
         kwargs["nonce"] = flip(nonce)
-    elif tampering == "truncated tag":
-        tag = tag[:-1]
-    elif tampering == "extended tag":
-        tag = tag + b"\x00"
-    elif tampering == "empty tag":
-        tag = b""
+    elif tampering in TAG_LENGTH_CHANGES:
+        tag = change_tag_length(tampering, tag)
     elif tampering == "missing aad":
         aad = None
     elif tampering == "mac_len":
@@ -671,14 +638,8 @@ def gcm_tamper(rec, aes, key, nonce, mac_len, aad, blob, tampering, verification
         return
     if aad is not None:
         rec.call("update(dec)", dec.update, aad)
-    if verification == "decrypt_and_verify":
-        rec.call("decrypt_and_verify", dec.decrypt_and_verify, ciphertext, tag)
-    elif verification == "decrypt+verify":
-        rec.call("decrypt", dec.decrypt, ciphertext)
-        rec.call("verify", dec.verify, tag)
-    elif verification == "decrypt+hexverify":
-        rec.call("decrypt", dec.decrypt, ciphertext)
-        rec.call("hexverify", dec.hexverify, tag.hex())
+    if verification in AEAD_VERIFICATIONS:
+        open_sealed(rec, dec, verification, ciphertext, tag)
     elif verification == "chunked+verify":
         step = 1 + where % 37
         for start in range(0, len(ciphertext), step):
@@ -690,7 +651,7 @@ def gcm_tamper(rec, aes, key, nonce, mac_len, aad, blob, tampering, verification
     else:
         output = bytearray(len(ciphertext))
         rec.call("decrypt_and_verify", dec.decrypt_and_verify, ciphertext, tag, output=output)
-        rec.note("output", output_content(output))
+        rec.note("output", ds.output_content(output))
     # After a failed verification, further calls fail as native does.
     rec.call("verify again", dec.verify, tag)
     rec.call("decrypt after verify", dec.decrypt, b"x")
@@ -698,13 +659,13 @@ def gcm_tamper(rec, aes, key, nonce, mac_len, aad, blob, tampering, verification
 
 @pytest.mark.accelerates("aes-gcm")
 @with_flavours
-@DIFF_SETTINGS
+@ds.DIFF_SETTINGS
 @given(
-    key=keys,
+    key=ds.keys,
     nonce_len=st.one_of(gcm_nonce_lengths, st.just(0)),
     mac_len=st.one_of(st.none(), st.integers(4, 16), st.sampled_from([0, 1, 3, 17, 32])),
-    aad=data(max_size=300),
-    blob=data(max_size=5000),
+    aad=ds.data(max_size=300),
+    blob=ds.data(max_size=5000),
     tampering=st.sampled_from(TAMPERINGS),
     verification=st.sampled_from(VERIFICATIONS),
     where=st.integers(0, 2**16),
@@ -713,7 +674,7 @@ def test_gcm_tags_and_tampering(
     aes, key, nonce_len, mac_len, aad, blob, tampering, verification, where
 ):
     """Nonces 0..64 bytes, mac_len in and out of 4..16, every verification path: as native."""
-    nonce = make_bytes(nonce_len, where)
+    nonce = ds.make_bytes(nonce_len, where)
     both(gcm_tamper, aes, key, nonce, mac_len, aad, blob, tampering, verification, where)
 
 
@@ -731,7 +692,7 @@ GCM_BOUNDARY_SIZES = (32 * 1024, 32 * 1024 + 1, 100_000)
 @pytest.mark.parametrize("tampering", ["none", "ciphertext", "tag", "aad"])
 @pytest.mark.parametrize("verification", ["decrypt_and_verify", "decrypt+verify"])
 def test_gcm_whole_messages_at_the_size_boundaries(aes, size, mac_len, tampering, verification):
-    blob = make_bytes(size, size)
+    blob = ds.make_bytes(size, size)
     both(gcm_tamper, aes, bytes(16), bytes(12), mac_len, b"aad", blob, tampering, verification, 7)
 
 
@@ -739,7 +700,7 @@ def test_gcm_whole_messages_at_the_size_boundaries(aes, size, mac_len, tampering
 @with_flavours
 @pytest.mark.parametrize("tampering", ["none", "tag"])
 def test_gcm_decrypt_and_verify_past_the_kept_plaintext(aes, tampering):
-    blob = make_bytes(4 * 1024 * 1024 + 1, 3)
+    blob = ds.make_bytes(4 * 1024 * 1024 + 1, 3)
     both(gcm_tamper, aes, bytes(16), bytes(12), None, b"", blob, tampering, "decrypt_and_verify", 5)
 
 
@@ -763,7 +724,7 @@ def odd_tag(rec, aes, method, tag_kind):
     ciphertext, tag = enc.encrypt_and_digest(b"message")
     value = ODD_TAGS[tag_kind]
     if tag_kind in ("bytearray", "memoryview", "memoryview-strided", "array"):
-        value = make_input({"array": "array-B"}.get(tag_kind, tag_kind), tag)
+        value = ds.make_input({"array": "array-B"}.get(tag_kind, tag_kind), tag)
     elif tag_kind == "right":
         value = tag
     elif tag_kind == "short":
@@ -803,7 +764,7 @@ def ctr_to_the_end(rec, aes, key, params, blocks_left, extra, chunk, method):
         return
     record_object(rec, "new", cipher)
     total = 16 * blocks_left + extra
-    blob = make_bytes(total, blocks_left)
+    blob = ds.make_bytes(total, blocks_left)
     for start in range(0, total, chunk):
         rec.call(method, getattr(cipher, method), blob[start : start + chunk])
     rec.call(method + " after the end", getattr(cipher, method), b"\x00")
@@ -819,13 +780,13 @@ def counters_near_the_end(draw):
     start = 2 ** (8 * counter_len) - blocks_left
     style = draw(st.sampled_from(["nonce", "nonce-bytes", "counter-be", "counter-le"]))
     if style.startswith("nonce"):
-        nonce = make_bytes(16 - counter_len, start)
+        nonce = ds.make_bytes(16 - counter_len, start)
         initial = start if style == "nonce" else start.to_bytes(counter_len, "big")
         params = {"nonce": nonce, "initial_value": initial}
     else:
         prefix_len = draw(st.integers(0, 16 - counter_len))
-        prefix = make_bytes(prefix_len, 1)
-        suffix = make_bytes(16 - counter_len - prefix_len, 2)
+        prefix = ds.make_bytes(prefix_len, 1)
+        suffix = ds.make_bytes(16 - counter_len - prefix_len, 2)
         params = {
             "counter": (
                 "Counter.new",
@@ -841,9 +802,9 @@ def counters_near_the_end(draw):
 
 @pytest.mark.accelerates("aes-ctr")
 @with_flavours
-@scaled(0.5)
+@ds.scaled(0.5)
 @given(
-    key=keys,
+    key=ds.keys,
     near=counters_near_the_end(),
     extra=st.integers(-16, 40),
     chunk=st.one_of(st.sampled_from([1, 15, 16, 17, 4096, 100000]), st.integers(1, 5000)),
@@ -864,7 +825,7 @@ def cfb_segments(rec, aes, key, iv, segment_size, blob, enc_cuts):
     if enc is RAISED:
         return
     record_object(rec, "new", enc)
-    pieces = [rec.call("encrypt", enc.encrypt, piece) for piece in split(blob, enc_cuts)]
+    pieces = [rec.call("encrypt", enc.encrypt, piece) for piece in ds.split(blob, enc_cuts)]
     ciphertext = b"".join(p for p in pieces if isinstance(p, bytes))
     dec = aes.new(key, aes.MODE_CFB, iv=iv, segment_size=segment_size)
     rec.call("decrypt", dec.decrypt, ciphertext)
@@ -872,9 +833,9 @@ def cfb_segments(rec, aes, key, iv, segment_size, blob, enc_cuts):
 
 @pytest.mark.native_only("aes-cfb")
 @with_flavours
-@DIFF_SETTINGS
+@ds.DIFF_SETTINGS
 @given(
-    key=keys,
+    key=ds.keys,
     iv=ivs,
     segment_size=st.one_of(
         st.sampled_from([16, 24, 32, 64, 120]).filter(bool),
@@ -885,8 +846,8 @@ def cfb_segments(rec, aes, key, iv, segment_size, blob, enc_cuts):
 )
 def test_cfb_other_segment_sizes(aes, key, iv, segment_size, inputs):
     """Segments OpenSSL lacks (16..120 bits) and invalid ones stay native and behave as native."""
-    blob = inputs.draw(data(max_size=4096))
-    both(cfb_segments, aes, key, iv, segment_size, blob, inputs.draw(cuts(len(blob))))
+    blob = inputs.draw(ds.data(max_size=4096))
+    both(cfb_segments, aes, key, iv, segment_size, blob, inputs.draw(ds.cuts(len(blob))))
 
 
 # ----------------------------------------------------------------- random nonces and IVs
@@ -916,10 +877,10 @@ def random_nonce(rec, aes, case, key, blob):
 
 @with_flavours
 @pytest.mark.parametrize("case", [c for c in CASES if c.randomizes], ids=repr)
-@scaled(0.25)
-@given(key=keys, inputs=st.data())
+@ds.scaled(0.25)
+@given(key=ds.keys, inputs=st.data())
 def test_random_nonce(aes, case, key, inputs):
-    both(random_nonce, aes, case, key, inputs.draw(data(max_size=2048, multiple=case.multiple)))
+    both(random_nonce, aes, case, key, inputs.draw(ds.data(max_size=2048, multiple=case.multiple)))
 
 
 @with_flavours
@@ -950,7 +911,7 @@ def huge_length(rec, aes, case, method_name, length, then):
     """Data whose length alone is over a limit: native checks it before reading a byte."""
     cipher = aes.new(bytes(16), getattr(aes, case.constant), **PLAIN[case.primitive])
     method = getattr(cipher, method_name)
-    rec.call(method_name, method, FakeLength(length))
+    rec.call(method_name, method, ds.FakeLength(length))
     rec.call("then " + then, getattr(cipher, then), bytes(16))
 
 

@@ -12,44 +12,23 @@ constructor arguments; key wrap with every length around the limits.
 
 from __future__ import annotations
 
+import diff_strategies as ds
 import pytest
-from diff_strategies import (
-    PLAIN_INPUTS,
-    any_input_kind,
-    cuts,
-    data,
-    input_kinds,
-    keys,
-    make_bytes,
-    make_input,
-    make_output,
-    output_content,
-    output_kinds,
-    scaled,
-    seeds,
-    sizes,
-    split,
-    wrong_values,
-)
+from aead_tampering import TAG_LENGTH_CHANGES, change_tag_length, flip_byte
 from hypothesis import given
 from hypothesis import strategies as st
 
 from transparency_helpers import (
-    Recorder,
-    acceleration,
+    RAISED,
+    accelerated_calls,
     both,
-    call_counts,
-    count_delta,
+    flavours_or_skip,
     import_from,
-    installed_flavours,
+    require_acceleration,
+    with_flavours,
 )
 
-RAISED = Recorder.RAISED
-FLAVOURS = installed_flavours()
-if not FLAVOURS:
-    pytest.skip("neither pycryptodome nor pycryptodomex is installed", allow_module_level=True)
-
-with_flavours = pytest.mark.parametrize("flavour", FLAVOURS)
+FLAVOURS = flavours_or_skip()
 AEAD_MODES = ("MODE_OCB", "MODE_SIV")
 PRIMITIVE = {
     "MODE_OCB": "aes-ocb",
@@ -75,16 +54,8 @@ def _has(aes, mode: str) -> None:
         pytest.skip("%s has no %s (pycryptodome 4.x has it)" % (aes.__name__, mode))
 
 
-def _flip(blob: bytes, index: int = 0) -> bytes:
-    if not blob:
-        return b"\x01"
-    index %= len(blob)
-    return blob[:index] + bytes([blob[index] ^ 0x80]) + blob[index + 1 :]
-
-
 def record_object(rec, label, cipher):
-    rec.attributes(label, cipher, ("block_size", "nonce"))
-    rec.note(label + " public names", sorted(n for n in dir(cipher) if not n.startswith("_")))
+    rec.public_face(label, cipher, ("block_size", "nonce"))
 
 
 def _new(aes, mode, key, nonce, mac_len=None):
@@ -98,7 +69,7 @@ def _new(aes, mode, key, nonce, mac_len=None):
 
 # Native SIV runs S2V in Python: a third of the usual examples keeps this file
 # near 20 s of CPU in `make test`; ACCEL_DIFF_EXAMPLES scales it up for a soak.
-SETTINGS = scaled(0.3)
+SETTINGS = ds.scaled(0.3)
 
 # ----------------------------------------------------------------- the accelerated path is taken
 
@@ -109,22 +80,20 @@ def test_plain_call_is_accelerated(aes, mode):
     """The commonest call shape of each mode goes through the agent's slot, once accelerated."""
     _has(aes, mode)
     primitive = PRIMITIVE[mode]
-    accelerated, why = acceleration(primitive)
-    if not accelerated:
-        pytest.skip(why)
-    before = call_counts()
-    if mode in ("MODE_KW", "MODE_KWP"):
-        wrapped = aes.new(bytes(16), getattr(aes, mode)).seal(bytes(24))
-        aes.new(bytes(16), getattr(aes, mode)).unseal(wrapped)
-    else:
-        key = bytes(32) if mode == "MODE_SIV" else bytes(16)
-        cipher = aes.new(key, getattr(aes, mode), nonce=bytes(12))
-        cipher.update(b"header")
-        ciphertext, tag = cipher.encrypt_and_digest(bytes(64))
-        cipher = aes.new(key, getattr(aes, mode), nonce=bytes(12))
-        cipher.update(b"header")
-        assert cipher.decrypt_and_verify(ciphertext, tag) == bytes(64)
-    assert count_delta(before, call_counts()).get(primitive, 0) >= 2, why
+    why = require_acceleration(primitive)
+    with accelerated_calls() as made:
+        if mode in ("MODE_KW", "MODE_KWP"):
+            wrapped = aes.new(bytes(16), getattr(aes, mode)).seal(bytes(24))
+            aes.new(bytes(16), getattr(aes, mode)).unseal(wrapped)
+        else:
+            key = bytes(32) if mode == "MODE_SIV" else bytes(16)
+            cipher = aes.new(key, getattr(aes, mode), nonce=bytes(12))
+            cipher.update(b"header")
+            ciphertext, tag = cipher.encrypt_and_digest(bytes(64))
+            cipher = aes.new(key, getattr(aes, mode), nonce=bytes(12))
+            cipher.update(b"header")
+            assert cipher.decrypt_and_verify(ciphertext, tag) == bytes(64)
+    assert made.get(primitive, 0) >= 2, why
 
 
 # ----------------------------------------------------------------- one-shot messages
@@ -137,31 +106,29 @@ def one_shot(rec, aes, mode, key, nonce, components, blob, kind, tampering, afte
         return
     record_object(rec, "enc", enc)
     for index, component in enumerate(components):
-        rec.call("update(enc) %d" % index, enc.update, make_input(kind, component))
-    sealed = rec.call("encrypt_and_digest", enc.encrypt_and_digest, make_input(kind, blob))
+        rec.call("update(enc) %d" % index, enc.update, ds.make_input(kind, component))
+    sealed = rec.call("encrypt_and_digest", enc.encrypt_and_digest, ds.make_input(kind, blob))
     rec.call("digest again", enc.digest)
     rec.call("hexdigest", enc.hexdigest)
     if sealed is RAISED:
         return
     ciphertext, tag = sealed
     if tampering == "ciphertext":
-        ciphertext = _flip(ciphertext, len(blob) // 2)
+        ciphertext = flip_byte(ciphertext, len(blob) // 2)
     elif tampering == "tag":
-        tag = _flip(tag, 5)
+        tag = flip_byte(tag, 5)
     elif tampering == "aad" and components:
-        components = [_flip(components[0])] + list(components[1:])
+        components = [flip_byte(components[0])] + list(components[1:])
     elif tampering == "nonce" and nonce is not None:
-        nonce = _flip(nonce)
-    elif tampering == "truncated tag":
-        tag = tag[:-1]
-    elif tampering == "extended tag":
-        tag = tag + b"\x00"
+        nonce = flip_byte(nonce)
+    elif tampering in TAG_LENGTH_CHANGES:
+        tag = change_tag_length(tampering, tag)
     dec = rec.call("new(dec)", _new, aes, mode, key, nonce)
     if dec is RAISED:
         return
     for index, component in enumerate(components):
-        rec.call("update(dec) %d" % index, dec.update, make_input(kind, component))
-    rec.call("decrypt_and_verify", dec.decrypt_and_verify, make_input(kind, ciphertext), tag)
+        rec.call("update(dec) %d" % index, dec.update, ds.make_input(kind, component))
+    rec.call("decrypt_and_verify", dec.decrypt_and_verify, ds.make_input(kind, ciphertext), tag)
     for index, (name, argument) in enumerate(after):
         label = "after %d %s" % (index, name)
         if name == "verify real tag":
@@ -201,22 +168,22 @@ AFTER_CALLS = st.lists(
 @st.composite
 def aead_inputs(draw, mode):
     if mode == "MODE_OCB":
-        key = draw(keys)
+        key = draw(ds.keys)
         nonce_len = draw(st.one_of(st.sampled_from([12, 15]), st.integers(1, 15)))
         nonce = draw(st.binary(min_size=nonce_len, max_size=nonce_len))
-        components = draw(st.lists(data(max_size=300), max_size=3))
+        components = draw(st.lists(ds.data(max_size=300), max_size=3))
     else:
         key = draw(siv_keys)
         nonce = draw(st.one_of(st.none(), st.binary(min_size=1, max_size=40)))
-        components = draw(st.lists(data(max_size=100), max_size=5))
-    blob = draw(data(max_size=4096))
+        components = draw(st.lists(ds.data(max_size=100), max_size=5))
+    blob = draw(ds.data(max_size=4096))
     return key, nonce, components, blob
 
 
 @pytest.mark.accelerates("aes-ocb")
 @with_flavours
 @SETTINGS
-@given(inputs=aead_inputs("MODE_OCB"), kind=input_kinds, tampering=st.sampled_from(TAMPERINGS),
+@given(inputs=aead_inputs("MODE_OCB"), kind=ds.input_kinds, tampering=st.sampled_from(TAMPERINGS),
        after=AFTER_CALLS)  # fmt: skip
 def test_ocb_one_shot(aes, inputs, kind, tampering, after):
     key, nonce, components, blob = inputs
@@ -226,7 +193,7 @@ def test_ocb_one_shot(aes, inputs, kind, tampering, after):
 @pytest.mark.accelerates("aes-siv")
 @with_flavours
 @SETTINGS
-@given(inputs=aead_inputs("MODE_SIV"), kind=input_kinds, tampering=st.sampled_from(TAMPERINGS),
+@given(inputs=aead_inputs("MODE_SIV"), kind=ds.input_kinds, tampering=st.sampled_from(TAMPERINGS),
        after=AFTER_CALLS)  # fmt: skip
 def test_siv_one_shot(aes, inputs, kind, tampering, after):
     key, nonce, components, blob = inputs
@@ -263,7 +230,7 @@ def ocb_streamed(rec, aes, key, nonce, aad, aad_cuts, blob, enc_cuts, dec_cuts, 
     enc = rec.call("new(enc)", _new, aes, "MODE_OCB", key, nonce)
     if enc is RAISED:
         return
-    for piece in split(aad, aad_cuts):
+    for piece in ds.split(aad, aad_cuts):
         rec.call("update(enc)", enc.update, piece)
     if one_shot_side == "encrypt":
         sealed = rec.call("encrypt_and_digest", enc.encrypt_and_digest, blob)
@@ -271,35 +238,35 @@ def ocb_streamed(rec, aes, key, nonce, aad, aad_cuts, blob, enc_cuts, dec_cuts, 
             return
         ciphertext, tag = sealed
     else:
-        pieces = [rec.call("encrypt", enc.encrypt, piece) for piece in split(blob, enc_cuts)]
+        pieces = [rec.call("encrypt", enc.encrypt, piece) for piece in ds.split(blob, enc_cuts)]
         pieces.append(rec.call("encrypt()", enc.encrypt))
         if any(piece is RAISED for piece in pieces):
             return
         ciphertext = b"".join(pieces)
         tag = rec.call("digest", enc.digest)
     dec = rec.call("new(dec)", _new, aes, "MODE_OCB", key, nonce)
-    for piece in split(aad, aad_cuts[:1]):
+    for piece in ds.split(aad, aad_cuts[:1]):
         rec.call("update(dec)", dec.update, piece)
     if one_shot_side == "decrypt":
         rec.call("decrypt_and_verify", dec.decrypt_and_verify, ciphertext, tag)
     else:
-        for piece in split(ciphertext, dec_cuts):
+        for piece in ds.split(ciphertext, dec_cuts):
             rec.call("decrypt", dec.decrypt, piece)
         rec.call("decrypt()", dec.decrypt)
         rec.call("verify", dec.verify, tag)
 
 
 @with_flavours
-@scaled(0.15)
-@given(key=keys, nonce_len=st.integers(1, 15), seed=seeds, blob=data(max_size=4096),
-       aad=data(max_size=600), inputs=st.data(),
+@ds.scaled(0.15)
+@given(key=ds.keys, nonce_len=st.integers(1, 15), seed=ds.seeds, blob=ds.data(max_size=4096),
+       aad=ds.data(max_size=600), inputs=st.data(),
        one_shot_side=st.sampled_from(["neither", "encrypt", "decrypt"]))  # fmt: skip
 def test_ocb_streamed(aes, key, nonce_len, seed, blob, aad, inputs, one_shot_side):
     """Streamed OCB in random chunkings, on one side or both: native output, as it goes."""
-    nonce = make_bytes(nonce_len, seed)
-    enc_cuts = inputs.draw(cuts(len(blob)))
-    dec_cuts = inputs.draw(cuts(len(blob)))
-    aad_cuts = inputs.draw(cuts(len(aad)))
+    nonce = ds.make_bytes(nonce_len, seed)
+    enc_cuts = inputs.draw(ds.cuts(len(blob)))
+    dec_cuts = inputs.draw(ds.cuts(len(blob)))
+    aad_cuts = inputs.draw(ds.cuts(len(aad)))
     both(ocb_streamed, aes, key, nonce, aad, aad_cuts, blob, enc_cuts, dec_cuts, one_shot_side)
 
 
@@ -327,17 +294,17 @@ OPERATIONS = (
 def operations(draw):
     return (
         draw(st.sampled_from(OPERATIONS)),
-        draw(sizes(300)),
-        draw(st.one_of(input_kinds, any_input_kind)),
+        draw(ds.sizes(300)),
+        draw(st.one_of(ds.input_kinds, ds.any_input_kind)),
         draw(st.sampled_from(TAG_KINDS)),
-        draw(output_kinds),
-        draw(seeds),
+        draw(ds.output_kinds),
+        draw(ds.seeds),
     )
 
 
 def make_tag(kind, last):
     if kind == "flipped":
-        return _flip(last)
+        return flip_byte(last)
     if kind == "truncated":
         return last[:-1]
     if kind == "empty":
@@ -358,8 +325,8 @@ def run_operations(rec, aes, mode, key, nonce, ops):
     last_tag = bytes(16)
     for index, (name, size, kind, tag_kind, output_kind, seed) in enumerate(ops):
         label = "%d:%s" % (index, name)
-        blob = make_input(kind, make_bytes(size, seed))
-        output = make_output(output_kind, size) if mode == "MODE_SIV" else None
+        blob = ds.make_input(kind, ds.make_bytes(size, seed))
+        output = ds.make_output(output_kind, size) if mode == "MODE_SIV" else None
         if name in ("encrypt()", "decrypt()"):
             rec.call(label, getattr(cipher, name[:-2]))
         elif name in ("encrypt", "decrypt", "update"):
@@ -377,7 +344,7 @@ def run_operations(rec, aes, mode, key, nonce, ops):
             result = rec.call(label, cipher.encrypt_and_digest, blob, **extra)
             if isinstance(result, tuple):
                 last_tag = result[1]
-            rec.note(label + " output", output_content(output))
+            rec.note(label + " output", ds.output_content(output))
         elif name == "decrypt_and_verify":
             rec.call(label, cipher.decrypt_and_verify, blob, make_tag(tag_kind, last_tag))
     record_object(rec, "end", cipher)
@@ -386,12 +353,12 @@ def run_operations(rec, aes, mode, key, nonce, ops):
 @pytest.mark.parametrize("mode", AEAD_MODES)
 @with_flavours
 @SETTINGS
-@given(seed=seeds, nonce_len=st.one_of(st.just(12), st.integers(0, 16)), inputs=st.data())
+@given(seed=ds.seeds, nonce_len=st.one_of(st.just(12), st.integers(0, 16)), inputs=st.data())
 def test_call_sequences(aes, mode, seed, nonce_len, inputs):
     """Random call sequences: misuse, wrong types, output= buffers, tags, all as native."""
-    key = make_bytes(32 if mode == "MODE_SIV" else 16, seed)
+    key = ds.make_bytes(32 if mode == "MODE_SIV" else 16, seed)
     # No nonce: SIV is deterministic, OCB would draw a random one (b"" is an error there).
-    nonce = make_bytes(nonce_len, seed) if nonce_len or mode == "MODE_OCB" else None
+    nonce = ds.make_bytes(nonce_len, seed) if nonce_len or mode == "MODE_OCB" else None
     ops = inputs.draw(st.lists(operations(), min_size=1, max_size=6))
     both(run_operations, aes, mode, key, nonce, ops)
 
@@ -402,7 +369,7 @@ NONCES = st.one_of(
     st.integers(0, 16).map(lambda n: bytes(range(n))),
     st.integers(0, 16).map(lambda n: bytearray(range(n))),
     st.integers(0, 16).map(lambda n: memoryview(bytes(range(n)))),
-    wrong_values,
+    ds.wrong_values,
 )
 OPTIONS = {
     "nonce": NONCES,
@@ -459,28 +426,28 @@ def key_wrap(rec, aes, mode, key, blob, kind, tampering, calls):
     if sealer is RAISED:
         return
     record_object(rec, "new", sealer)
-    wrapped = rec.call("seal", sealer.seal, make_input(kind, blob))
-    rec.call("seal again", sealer.seal, make_input(kind, blob))
+    wrapped = rec.call("seal", sealer.seal, ds.make_input(kind, blob))
+    rec.call("seal again", sealer.seal, ds.make_input(kind, blob))
     if wrapped is RAISED:
         wrapped = blob  # unseal something all the same: errors on lengths and types
     if tampering == "flip":
-        wrapped = _flip(wrapped, len(wrapped) - 1)
+        wrapped = flip_byte(wrapped, len(wrapped) - 1)
     elif tampering == "truncate":
         wrapped = wrapped[:-8]
     elif tampering == "extend":
         wrapped = wrapped + bytes(8)
     opener = aes.new(key, getattr(aes, mode))
-    rec.call("unseal", opener.unseal, make_input(kind, wrapped))
+    rec.call("unseal", opener.unseal, ds.make_input(kind, wrapped))
     for index, name in enumerate(calls):
-        argument = make_input(kind, wrapped if name == "unseal" else blob)
+        argument = ds.make_input(kind, wrapped if name == "unseal" else blob)
         rec.call("%d %s" % (index, name), getattr(opener, name), argument)
 
 
 @pytest.mark.parametrize("mode", ("MODE_KW", "MODE_KWP"))
 @with_flavours
 @SETTINGS
-@given(key=keys, blob=st.one_of(data(max_size=80), data(max_size=2048)),
-       kind=st.one_of(st.sampled_from(PLAIN_INPUTS), any_input_kind),
+@given(key=ds.keys, blob=st.one_of(ds.data(max_size=80), ds.data(max_size=2048)),
+       kind=st.one_of(st.sampled_from(ds.PLAIN_INPUTS), ds.any_input_kind),
        tampering=st.sampled_from(["none", "none", "flip", "truncate", "extend"]),
        calls=st.lists(st.sampled_from(["seal", "unseal"]), max_size=3))  # fmt: skip
 def test_key_wrap(aes, mode, key, blob, kind, tampering, calls):

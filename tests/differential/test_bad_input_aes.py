@@ -31,20 +31,18 @@ from hypothesis import strategies as st
 from test_aes_modes import CASES, resolve
 
 from transparency_helpers import (
-    Recorder,
+    RAISED,
     Shape,
     both,
     describe,
     flavour_major,
+    flavours_or_skip,
     import_from,
-    installed_flavours,
     natively,
+    with_flavours,
 )
 
-RAISED = Recorder.RAISED
-FLAVOURS = installed_flavours()
-if not FLAVOURS:
-    pytest.skip("neither pycryptodome nor pycryptodomex is installed", allow_module_level=True)
+flavours_or_skip()
 
 # ----------------------------------------------------------------- bad values, by argument kind
 
@@ -383,7 +381,7 @@ def bad_calls(draw, case):
     return entry, kind, stage, size
 
 
-@pytest.mark.parametrize("flavour", FLAVOURS)
+@with_flavours
 @pytest.mark.parametrize("case", CASES, ids=repr)
 @scaled(0.5)  # 12 of them; ACCEL_DIFF_EXAMPLES=2000 ACCEL_DIFF_RANDOM=1 for a soak
 @given(inputs=st.data(), seed=seeds, where=st.integers(0, 2**16))
@@ -426,7 +424,7 @@ def tamper_every_byte(rec, aes, case, key, nonce, mac_len):
                 rec.call("then the real tag", dec.verify, tag)
 
 
-@pytest.mark.parametrize("flavour", FLAVOURS)
+@with_flavours
 @pytest.mark.parametrize("mac_len", [16, 12, 4])
 @pytest.mark.parametrize("nonce_len", [12, 16, 8])
 def test_every_tampered_tag_byte_is_rejected_as_native(flavour, mac_len, nonce_len):
@@ -461,7 +459,7 @@ OVERLAP_PARAMS = {
 }
 
 
-@pytest.mark.parametrize("flavour", FLAVOURS)
+@with_flavours
 @pytest.mark.parametrize("shift", [1, 16, 17, 32], ids=lambda s: "output %d bytes on" % s)
 @pytest.mark.parametrize("case", CASES, ids=repr)
 def test_output_overlapping_the_input_further_on(flavour, case, shift):
@@ -472,7 +470,7 @@ def test_output_overlapping_the_input_further_on(flavour, case, shift):
     both(overlapping_output, aes, case, OVERLAP_PARAMS[case.name], shift)
 
 
-@pytest.mark.parametrize("flavour", FLAVOURS)
+@with_flavours
 @pytest.mark.parametrize("shift", [0, -1, -16, -32], ids=lambda s: "output %d bytes on" % s)
 @pytest.mark.parametrize("case", CASES, ids=repr)
 def test_output_in_place_or_behind_the_input(flavour, case, shift):
@@ -494,7 +492,7 @@ def rejected_buffer_mid_message(rec, aes, kind, staged):
     reason="native GcmMode is left broken (AssertionError on its next call); the agent's "
     "object stays usable: a divergence kept on purpose, reported",
 )
-@pytest.mark.parametrize("flavour", FLAVOURS)
+@with_flavours
 @pytest.mark.parametrize(("kind", "staged"), [("cast-H", 32), ("2-D", 32)])
 def test_gcm_state_after_a_rejected_buffer_mid_message(flavour, kind, staged):
     """Native GcmMode hashes a multi-byte-item or 2-D view, then its CTR half rejects it (or
@@ -522,7 +520,7 @@ def tag_read_differently(rec, aes, method, kind, size):
     rec.call("then the real tag", dec.verify, tag)
 
 
-@pytest.mark.parametrize("flavour", FLAVOURS)
+@with_flavours
 @pytest.mark.parametrize("size", [0, 40])
 @pytest.mark.parametrize("kind", ["None", "cast-H", "cast-H, first half right", "cast-I"])
 @pytest.mark.parametrize("method", ["verify", "decrypt_and_verify"])

@@ -10,43 +10,23 @@ the key stream included; tags tampered, truncated, of the wrong type.
 
 from __future__ import annotations
 
+import diff_strategies as ds
 import pytest
-from diff_strategies import (
-    DIFF_SETTINGS,
-    any_input_kind,
-    cuts,
-    data,
-    input_kinds,
-    make_bytes,
-    make_input,
-    make_output,
-    output_content,
-    output_kinds,
-    scaled,
-    seeds,
-    sizes,
-    split,
-    wrong_values,
-)
 from hypothesis import given
 from hypothesis import strategies as st
 
 from transparency_helpers import (
+    RAISED,
     Recorder,
-    acceleration,
+    accelerated_calls,
     both,
-    call_counts,
-    count_delta,
+    flavours_or_skip,
     import_from,
-    installed_flavours,
+    require_acceleration,
+    with_flavours,
 )
 
-RAISED = Recorder.RAISED
-FLAVOURS = installed_flavours()
-if not FLAVOURS:
-    pytest.skip("neither pycryptodome nor pycryptodomex is installed", allow_module_level=True)
-
-with_flavours = pytest.mark.parametrize("flavour", FLAVOURS)
+flavours_or_skip()
 
 BLOCK = 64
 END_12 = BLOCK << 32  # the key stream of a 12-byte (and XChaCha20's) nonce
@@ -66,8 +46,7 @@ def aead(flavour):
 
 
 def public_face(rec: Recorder, label: str, cipher, random_nonce: bool = False) -> None:
-    rec.attributes(label, cipher, ("nonce", "block_size"), ("nonce",) if random_nonce else ())
-    rec.note(label + " public names", sorted(n for n in dir(cipher) if not n.startswith("_")))
+    rec.public_face(label, cipher, ("nonce", "block_size"), ("nonce",) if random_nonce else ())
 
 
 # ----------------------------------------------------------------- the accelerated path is taken
@@ -78,16 +57,13 @@ def public_face(rec: Recorder, label: str, cipher, random_nonce: bool = False) -
 def test_plain_calls_are_accelerated(chacha, aead, nonce_len):
     primitives = ["chacha20", "xchacha20-poly1305" if nonce_len == 24 else "chacha20-poly1305"]
     for primitive in primitives:
-        accelerated, why = acceleration(primitive)
-        if not accelerated:
-            pytest.skip(why)
-    before = call_counts()
-    chacha.new(key=bytes(32), nonce=bytes(nonce_len)).encrypt(bytes(100))
-    cipher = aead.new(key=bytes(32), nonce=bytes(nonce_len))
-    cipher.update(b"header")
-    cipher.encrypt_and_digest(bytes(100))
-    delta = count_delta(before, call_counts())
-    assert all(delta.get(p) for p in primitives), delta
+        require_acceleration(primitive)
+    with accelerated_calls() as made:
+        chacha.new(key=bytes(32), nonce=bytes(nonce_len)).encrypt(bytes(100))
+        cipher = aead.new(key=bytes(32), nonce=bytes(nonce_len))
+        cipher.update(b"header")
+        cipher.encrypt_and_digest(bytes(100))
+    assert all(made.get(p) for p in primitives), made
 
 
 # ----------------------------------------------------------------- ChaCha20 streams and seek()
@@ -113,14 +89,14 @@ def positions(draw, nonce_len: int):
 @st.composite
 def stream_ops(draw, nonce_len: int, exotic: bool):
     ops = []
-    kinds = any_input_kind if exotic else input_kinds
+    kinds = ds.any_input_kind if exotic else ds.input_kinds
     for _ in range(draw(st.integers(1, 7))):
         what = draw(st.sampled_from(["encrypt", "decrypt", "seek", "encrypt", "encrypt"]))
         if what == "seek":
             ops.append(("seek", draw(positions(nonce_len))))
         else:
-            out = draw(output_kinds) if exotic else draw(st.sampled_from(["none", "bytearray"]))
-            ops.append((what, draw(kinds), draw(sizes(3000)), draw(seeds), out))
+            out = draw(ds.output_kinds) if exotic else draw(st.sampled_from(["none", "bytearray"]))
+            ops.append((what, draw(kinds), draw(ds.sizes(3000)), draw(ds.seeds), out))
     return ops
 
 
@@ -134,47 +110,49 @@ def chacha_stream(rec, chacha, key, nonce, ops):
             rec.call("seek", cipher.seek, op[1])
             continue
         method, kind, size, seed, out_kind = op
-        blob = make_bytes(size, seed)
-        output = make_output(out_kind, size)
-        rec.call(method, getattr(cipher, method), make_input(kind, blob), output=output)
-        rec.note(method + " output", output_content(output))
+        blob = ds.make_bytes(size, seed)
+        output = ds.make_output(out_kind, size)
+        rec.call(method, getattr(cipher, method), ds.make_input(kind, blob), output=output)
+        rec.note(method + " output", ds.output_content(output))
 
 
 @pytest.mark.accelerates("chacha20")
 @with_flavours
-@DIFF_SETTINGS
+@ds.DIFF_SETTINGS
 @given(key=keys, nonce_len=nonce_lengths, inputs=st.data())
 def test_chacha20_streams(chacha, key, nonce_len, inputs):
     """Random chunkings, directions, seeks (end of key stream included): plain buffers."""
-    nonce = make_bytes(nonce_len, 7)
+    nonce = ds.make_bytes(nonce_len, 7)
     ops = inputs.draw(stream_ops(nonce_len, exotic=False))
     both(chacha_stream, chacha, key, nonce, ops)
 
 
 @with_flavours
-@scaled(0.5)
+@ds.scaled(0.5)
 @given(key=keys, nonce_len=nonce_lengths, inputs=st.data())
 def test_chacha20_exotic_inputs(chacha, key, nonce_len, inputs):
     """Wrong types, strided and multi-byte memoryviews, bad output= buffers: as native."""
-    nonce = make_bytes(nonce_len, 9)
+    nonce = ds.make_bytes(nonce_len, 9)
     ops = inputs.draw(stream_ops(nonce_len, exotic=True))
     both(chacha_stream, chacha, key, nonce, ops)
 
 
 @pytest.mark.accelerates("chacha20")
 @with_flavours
-@DIFF_SETTINGS
-@given(key=keys, nonce_len=nonce_lengths, blob=data(20000), inputs=st.data())
+@ds.DIFF_SETTINGS
+@given(key=keys, nonce_len=nonce_lengths, blob=ds.data(20000), inputs=st.data())
 def test_chacha20_roundtrip_in_chunks(chacha, key, nonce_len, blob, inputs):
-    nonce = make_bytes(nonce_len, 11)
-    enc_cuts = inputs.draw(cuts(len(blob)))
-    dec_cuts = inputs.draw(cuts(len(blob)))
+    nonce = ds.make_bytes(nonce_len, 11)
+    enc_cuts = inputs.draw(ds.cuts(len(blob)))
+    dec_cuts = inputs.draw(ds.cuts(len(blob)))
 
     def scenario(rec, chacha):
         enc = chacha.new(key=key, nonce=nonce)
-        ciphertext = b"".join(rec.call("encrypt", enc.encrypt, p) for p in split(blob, enc_cuts))
+        ciphertext = b"".join(rec.call("encrypt", enc.encrypt, p) for p in ds.split(blob, enc_cuts))
         dec = chacha.new(key=key, nonce=nonce)
-        rec.call("decrypt", lambda: b"".join(dec.decrypt(p) for p in split(ciphertext, dec_cuts)))
+        rec.call(
+            "decrypt", lambda: b"".join(dec.decrypt(p) for p in ds.split(ciphertext, dec_cuts))
+        )
 
     both(scenario, chacha)
 
@@ -187,13 +165,13 @@ def key_stream_end(rec, chacha, key, nonce, back, sizes_, method):
     for size in sizes_:
         output = bytearray(size)
         rec.call(method, getattr(cipher, method), bytes(size), output=output)
-        rec.note("output", output_content(output))
+        rec.note("output", ds.output_content(output))
         rec.call(method, getattr(cipher, method), bytes(size))
     rec.call("empty", getattr(cipher, method), b"")
 
 
 @with_flavours
-@scaled(0.5)
+@ds.scaled(0.5)
 @given(
     key=keys,
     nonce_len=nonce_lengths,
@@ -202,12 +180,12 @@ def key_stream_end(rec, chacha, key, nonce, back, sizes_, method):
     method=st.sampled_from(["encrypt", "decrypt"]),
 )
 def test_chacha20_end_of_key_stream(chacha, key, nonce_len, back, sizes_, method):
-    both(key_stream_end, chacha, key, make_bytes(nonce_len, back), back, sizes_, method)
+    both(key_stream_end, chacha, key, ds.make_bytes(nonce_len, back), back, sizes_, method)
 
 
 @pytest.mark.accelerates("chacha20")
 @with_flavours
-@scaled(0.5)
+@ds.scaled(0.5)
 @given(
     key=keys,
     before=st.integers(-200, 200),
@@ -217,10 +195,10 @@ def test_chacha20_64_bit_counter_carries(chacha, key, before, size):
     """8-byte nonce across a multiple of 2**32 blocks (OpenSSL's counter word): as native."""
 
     def scenario(rec, chacha):
-        cipher = chacha.new(key=key, nonce=make_bytes(8, 3))
+        cipher = chacha.new(key=key, nonce=ds.make_bytes(8, 3))
         rec.call("seek", cipher.seek, END_12 + before)
-        rec.call("encrypt", cipher.encrypt, make_bytes(size, 5))
-        rec.call("encrypt more", cipher.encrypt, make_bytes(size, 6))
+        rec.call("encrypt", cipher.encrypt, ds.make_bytes(size, 5))
+        rec.call("encrypt more", cipher.encrypt, ds.make_bytes(size, 6))
 
     both(scenario, chacha)
 
@@ -235,13 +213,13 @@ def new_calls(draw, aead_module: bool):
     key_len = draw(st.sampled_from([32, 32, 32, 0, 16, 31, 33]))
     key_kind = draw(st.sampled_from(["bytes", "bytearray", "memoryview", "wrong", "absent"]))
     if key_kind == "wrong":
-        kwargs["key"] = draw(wrong_values)
+        kwargs["key"] = draw(ds.wrong_values)
     elif key_kind != "absent":
         kwargs["key"] = ("buffer", key_kind, key_len)
     nonce_kind = draw(st.sampled_from(["bytes", "bytearray", "memoryview", "wrong", "absent"]))
     nonce_len = draw(st.one_of(st.sampled_from([8, 12, 24]), st.integers(0, 33)))
     if nonce_kind == "wrong":
-        kwargs["nonce"] = draw(wrong_values)
+        kwargs["nonce"] = draw(ds.wrong_values)
     elif nonce_kind != "absent":
         kwargs["nonce"] = ("buffer", nonce_kind, nonce_len)
     if draw(st.integers(0, 4)) == 0:
@@ -256,7 +234,7 @@ def new_calls(draw, aead_module: bool):
 def build_argument(value, seed: int):
     if isinstance(value, tuple) and value and value[0] == "buffer":
         _, kind, length = value
-        return make_input(kind, make_bytes(length, seed))
+        return ds.make_input(kind, ds.make_bytes(length, seed))
     return value
 
 
@@ -271,7 +249,7 @@ def construct(rec, module, args, kwargs, use):
 
 
 @with_flavours
-@DIFF_SETTINGS
+@ds.DIFF_SETTINGS
 @given(call=new_calls(aead_module=False))
 def test_chacha20_constructor_arguments(chacha, call):
     args, kwargs = call
@@ -286,7 +264,7 @@ def test_chacha20_constructor_arguments(chacha, call):
 
 
 @with_flavours
-@DIFF_SETTINGS
+@ds.DIFF_SETTINGS
 @given(call=new_calls(aead_module=True))
 def test_aead_constructor_arguments(aead, call):
     args, kwargs = call
@@ -331,7 +309,7 @@ def aead_message(rec, aead, key, nonce, aad_parts, blob, enc_cuts, tampering, ve
             return
         ciphertext, tag = result
     else:
-        pieces = [rec.call("encrypt", enc.encrypt, p) for p in split(blob, enc_cuts)]
+        pieces = [rec.call("encrypt", enc.encrypt, p) for p in ds.split(blob, enc_cuts)]
         ciphertext = b"".join(pieces)
         tag = rec.call("digest", enc.digest)
     rec.call("hexdigest", enc.hexdigest)
@@ -361,7 +339,7 @@ def aead_message(rec, aead, key, nonce, aad_parts, blob, enc_cuts, tampering, ve
             ciphertext, tag = memoryview(ciphertext), memoryview(tag)
         rec.call("decrypt_and_verify", dec.decrypt_and_verify, ciphertext, tag)
     elif verification == "chunks+verify":
-        for piece in split(ciphertext, enc_cuts or [len(ciphertext) // 2]):
+        for piece in ds.split(ciphertext, enc_cuts or [len(ciphertext) // 2]):
             rec.call("decrypt", dec.decrypt, piece)
         rec.call("verify", dec.verify, tag)
     else:
@@ -377,12 +355,12 @@ def aead_message(rec, aead, key, nonce, aad_parts, blob, enc_cuts, tampering, ve
 
 @pytest.mark.accelerates("chacha20-poly1305")
 @with_flavours
-@DIFF_SETTINGS
+@ds.DIFF_SETTINGS
 @given(
     key=keys,
     nonce_len=st.sampled_from([8, 12]),
-    aad_parts=st.lists(data(300), max_size=3),
-    blob=data(20000),
+    aad_parts=st.lists(ds.data(300), max_size=3),
+    blob=ds.data(20000),
     inputs=st.data(),
     tampering=st.sampled_from(TAMPERINGS),
     verification=st.sampled_from(VERIFICATIONS),
@@ -391,8 +369,8 @@ def test_chacha20_poly1305_messages(
     aead, key, nonce_len, aad_parts, blob, inputs, tampering, verification
 ):
     """One-shot and streamed, every verification path, tampered parts: as native."""
-    enc_cuts = inputs.draw(st.one_of(st.none(), cuts(len(blob))))
-    nonce = make_bytes(nonce_len, len(blob))
+    enc_cuts = inputs.draw(st.one_of(st.none(), ds.cuts(len(blob))))
+    nonce = ds.make_bytes(nonce_len, len(blob))
     both(aead_message, aead, key, nonce, aad_parts, blob, enc_cuts, tampering, verification)
 
 
@@ -403,24 +381,24 @@ def test_chacha20_poly1305_messages(
 @pytest.mark.parametrize("tampering", ["none", "ciphertext", "tag"])
 @pytest.mark.parametrize("verification", ["decrypt_and_verify", "decrypt+verify"])
 def test_chacha20_poly1305_at_the_one_shot_boundary(aead, size, tampering, verification):
-    blob = make_bytes(size, size)
+    blob = ds.make_bytes(size, size)
     both(aead_message, aead, bytes(32), bytes(12), [b"aad"], blob, None, tampering, verification)
 
 
 @pytest.mark.accelerates("xchacha20-poly1305")
 @with_flavours
-@scaled(0.5)
+@ds.scaled(0.5)
 @given(
     key=keys,
-    aad_parts=st.lists(data(300), max_size=3),
-    blob=data(20000),
+    aad_parts=st.lists(ds.data(300), max_size=3),
+    blob=ds.data(20000),
     inputs=st.data(),
     tampering=st.sampled_from(TAMPERINGS),
     verification=st.sampled_from(VERIFICATIONS),
 )
 def test_xchacha20_poly1305_messages(aead, key, aad_parts, blob, inputs, tampering, verification):
-    enc_cuts = inputs.draw(st.one_of(st.none(), cuts(len(blob))))
-    nonce = make_bytes(24, len(blob))
+    enc_cuts = inputs.draw(st.one_of(st.none(), ds.cuts(len(blob))))
+    nonce = ds.make_bytes(24, len(blob))
     both(aead_message, aead, key, nonce, aad_parts, blob, enc_cuts, tampering, verification)
 
 
@@ -440,24 +418,24 @@ AEAD_METHODS = (
 @st.composite
 def aead_ops(draw, exotic: bool):
     ops = []
-    kinds = any_input_kind if exotic else input_kinds
+    kinds = ds.any_input_kind if exotic else ds.input_kinds
     for _ in range(draw(st.integers(1, 7))):
         method = draw(st.sampled_from(AEAD_METHODS))
-        size = draw(sizes(2000))
+        size = draw(ds.sizes(2000))
         kind = draw(kinds)
-        out = draw(output_kinds) if exotic else "none"
+        out = draw(ds.output_kinds) if exotic else "none"
         tag = draw(
             st.one_of(
                 st.sampled_from(["random16", "random15", "bytearray16", "memoryview16"]),
                 st.sampled_from(["str", "none", "int"]) if exotic else st.just("random16"),
             )
         )
-        ops.append((method, kind, size, draw(seeds), out, tag))
+        ops.append((method, kind, size, draw(ds.seeds), out, tag))
     return ops
 
 
 def make_tag(description: str, seed: int):
-    blob = make_bytes(16, seed)
+    blob = ds.make_bytes(16, seed)
     return {
         "random16": blob,
         "random15": blob[:15],
@@ -473,20 +451,20 @@ def aead_sequence(rec, aead, key, nonce, ops):
     """Any order of calls: order rules, errors and the state after them agree with native."""
     cipher = aead.new(key=key, nonce=nonce)
     for method, kind, size, seed, out_kind, tag_kind in ops:
-        blob = make_input(kind, make_bytes(size, seed))
+        blob = ds.make_input(kind, ds.make_bytes(size, seed))
         function = getattr(cipher, method)
         if method == "update":
             rec.call(method, function, blob)
         elif method in ("encrypt", "decrypt"):
-            output = make_output(out_kind, size)
+            output = ds.make_output(out_kind, size)
             rec.call(method, function, blob, output=output)
-            rec.note("output", output_content(output))
+            rec.note("output", ds.output_content(output))
         elif method in ("digest", "hexdigest"):
             rec.call(method, function)
         elif method == "verify":
             rec.call(method, function, make_tag(tag_kind, seed))
         elif method == "hexverify":
-            rec.call(method, function, make_bytes(16, seed).hex())
+            rec.call(method, function, ds.make_bytes(16, seed).hex())
         elif method == "encrypt_and_digest":
             rec.call(method, function, blob)
         else:
@@ -496,20 +474,20 @@ def aead_sequence(rec, aead, key, nonce, ops):
 
 
 @with_flavours
-@DIFF_SETTINGS
+@ds.DIFF_SETTINGS
 @given(key=keys, nonce_len=nonce_lengths, inputs=st.data())
 def test_aead_call_sequences(aead, key, nonce_len, inputs):
     ops = inputs.draw(aead_ops(exotic=False))
-    both(aead_sequence, aead, key, make_bytes(nonce_len, 1), ops)
+    both(aead_sequence, aead, key, ds.make_bytes(nonce_len, 1), ops)
 
 
 @with_flavours
-@scaled(0.5)
+@ds.scaled(0.5)
 @given(key=keys, nonce_len=nonce_lengths, inputs=st.data())
 def test_aead_call_sequences_exotic(aead, key, nonce_len, inputs):
     """Wrong types, exotic buffers and bad output= anywhere in the sequence."""
     ops = inputs.draw(aead_ops(exotic=True))
-    both(aead_sequence, aead, key, make_bytes(nonce_len, 2), ops)
+    both(aead_sequence, aead, key, ds.make_bytes(nonce_len, 2), ops)
 
 
 # Calls that end exactly where the last block starts, then go on: the twin must
@@ -523,9 +501,11 @@ LAST_BLOCK_PATTERNS = (
 )
 
 
-@pytest.mark.parametrize("flavour", FLAVOURS)
+@with_flavours
 @pytest.mark.parametrize("nonce_len", [8, 12, 24])
 @pytest.mark.parametrize("method", ["encrypt", "decrypt"])
 @pytest.mark.parametrize("back, sizes_", LAST_BLOCK_PATTERNS)
 def test_chacha20_up_to_the_last_block(chacha, nonce_len, method, back, sizes_):
-    both(key_stream_end, chacha, bytes(range(32)), make_bytes(nonce_len, 1), back, sizes_, method)
+    both(
+        key_stream_end, chacha, bytes(range(32)), ds.make_bytes(nonce_len, 1), back, sizes_, method
+    )

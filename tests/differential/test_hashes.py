@@ -13,28 +13,21 @@ message) and attribute must be identical.
 
 from __future__ import annotations
 
+import diff_strategies as ds
 import pytest
-from diff_strategies import (
-    DIFF_SETTINGS,
-    any_input_kind,
-    cuts,
-    data,
-    input_kinds,
-    make_bytes,
-    make_input,
-    scaled,
-    seeds,
-    split,
-)
 from hypothesis import given
 from hypothesis import strategies as st
 
-from transparency_helpers import Recorder, both, flavour_major, import_from, installed_flavours
+from transparency_helpers import (
+    RAISED,
+    both,
+    flavour_major,
+    flavours_or_skip,
+    import_from,
+    with_flavours,
+)
 
-RAISED = Recorder.RAISED
-FLAVOURS = installed_flavours()
-if not FLAVOURS:
-    pytest.skip("neither pycryptodome nor pycryptodomex is installed", allow_module_level=True)
+FLAVOURS = flavours_or_skip()
 
 HASH_ATTRIBUTES = ("digest_size", "block_size", "oid")
 
@@ -79,18 +72,18 @@ def _params(cases):
 
 @pytest.mark.accelerates
 @pytest.mark.parametrize(("flavour", "case"), _params(HASHES))
-@DIFF_SETTINGS
+@ds.DIFF_SETTINGS
 @given(
-    blob=data(),
+    blob=ds.data(),
     cut_points=st.data(),
-    kinds=st.lists(st.one_of(input_kinds, any_input_kind), min_size=1, max_size=7),
+    kinds=st.lists(st.one_of(ds.input_kinds, ds.any_input_kind), min_size=1, max_size=7),
     initial=st.booleans(),
 )
 def test_hash(flavour, case, blob, cut_points, kinds, initial):
-    pieces = split(blob, cut_points.draw(cuts(len(blob))))
+    pieces = ds.split(blob, cut_points.draw(ds.cuts(len(blob))))
 
     def scenario(rec, module):
-        first = make_input(kinds[0], pieces[0]) if initial else None
+        first = ds.make_input(kinds[0], pieces[0]) if initial else None
         h = rec.call("new", module.new, first, **case.kwargs)
         if h is RAISED:
             h = module.new(**case.kwargs)
@@ -98,7 +91,7 @@ def test_hash(flavour, case, blob, cut_points, kinds, initial):
         rec.note("type", type(h).__name__)
         for index, piece in enumerate(pieces[1:] if initial else pieces):
             kind = kinds[(index + 1) % len(kinds)]
-            rec.call("update %d" % index, h.update, make_input(kind, piece))
+            rec.call("update %d" % index, h.update, ds.make_input(kind, piece))
             if index == 1:
                 clone = rec.call("copy", h.copy)
                 rec.call("copy digest", clone.digest)
@@ -115,12 +108,12 @@ def test_hash(flavour, case, blob, cut_points, kinds, initial):
             rec.attributes("fresh", fresh, HASH_ATTRIBUTES)
         oneshot = getattr(module, "digest", None)
         if callable(oneshot):  # 4.x: the module-level one-shot digest()
-            rec.call("module digest", oneshot, make_input(kinds[0], blob), **case.kwargs)
+            rec.call("module digest", oneshot, ds.make_input(kinds[0], blob), **case.kwargs)
 
     both(scenario, import_from(flavour, case.module))
 
 
-@pytest.mark.parametrize("flavour", FLAVOURS)
+@with_flavours
 @pytest.mark.parametrize(
     ("module_name", "args", "kwargs"),
     [
@@ -150,17 +143,17 @@ def test_hash_unusual_new(flavour, module_name, args, kwargs):
 
 @pytest.mark.accelerates
 @pytest.mark.parametrize(("flavour", "case"), _params(XOFS))
-@DIFF_SETTINGS
+@ds.DIFF_SETTINGS
 @given(
-    blob=data(4096),
+    blob=ds.data(4096),
     reads=st.lists(st.one_of(st.integers(0, 300), st.sampled_from([-1, 1.5, "3"])), max_size=6),
-    kind=any_input_kind,
+    kind=ds.any_input_kind,
 )
 def test_xof(flavour, case, blob, reads, kind):
     def scenario(rec, module):
         h = rec.call("new", module.new, blob[:10])
         rec.attributes("h", h, ("oid", "digest_size"))
-        rec.call("update", h.update, make_input(kind, blob[10:]))
+        rec.call("update", h.update, ds.make_input(kind, blob[10:]))
         clone = rec.call("copy", h.copy)
         for index, length in enumerate(reads):
             rec.call("read %d" % index, h.read, length)
@@ -175,7 +168,7 @@ def test_xof(flavour, case, blob, reads, kind):
     both(scenario, import_from(flavour, case.module))
 
 
-@pytest.mark.parametrize("flavour", FLAVOURS)
+@with_flavours
 def test_hash_objects_where_pycryptodome_takes_them(flavour):
     """eddsa's pre-hash checks, Crypto.Hash.new, PBKDF2's C assist from an HMAC."""
 
@@ -203,30 +196,32 @@ HMAC_HASHES = ["MD5", "SHA1", "SHA224", "SHA256", "SHA384", "SHA512", "SHA3_256"
 
 
 @pytest.mark.accelerates("hmac")
-@pytest.mark.parametrize("flavour", FLAVOURS)
-@DIFF_SETTINGS
+@with_flavours
+@ds.DIFF_SETTINGS
 @given(
     hash_name=st.sampled_from(HMAC_HASHES),
     as_object=st.booleans(),
     key=st.binary(max_size=200),
-    key_kind=input_kinds,
-    blob=data(8192),
+    key_kind=ds.input_kinds,
+    blob=ds.data(8192),
     cut_points=st.data(),
-    kind=any_input_kind,
+    kind=ds.any_input_kind,
     tag_flip=st.integers(0, 70),
 )
 def test_hmac(flavour, hash_name, as_object, key, key_kind, blob, cut_points, kind, tag_flip):
-    pieces = split(blob, cut_points.draw(cuts(len(blob))))
+    pieces = ds.split(blob, cut_points.draw(ds.cuts(len(blob))))
 
     def scenario(rec, hmac):
         digestmod = import_from(flavour, "Hash." + hash_name)
         if as_object:
             digestmod = digestmod.new()
-        mac = rec.call("new", hmac.new, make_input(key_kind, key), pieces[0], digestmod=digestmod)
+        mac = rec.call(
+            "new", hmac.new, ds.make_input(key_kind, key), pieces[0], digestmod=digestmod
+        )
         rec.attributes("mac", mac, ("digest_size", "oid"))
         rec.note("isinstance", isinstance(mac, hmac.HMAC))
         for index, piece in enumerate(pieces[1:]):
-            rec.call("update %d" % index, mac.update, make_input(kind, piece))
+            rec.call("update %d" % index, mac.update, ds.make_input(kind, piece))
         clone = rec.call("copy", mac.copy)
         rec.call("copy update", clone.update, b"tail")
         tag = rec.call("digest", mac.digest)
@@ -245,7 +240,7 @@ def test_hmac(flavour, hash_name, as_object, key, key_kind, blob, cut_points, ki
     both(scenario, import_from(flavour, "Hash.HMAC"))
 
 
-@pytest.mark.parametrize("flavour", FLAVOURS)
+@with_flavours
 @pytest.mark.parametrize(
     ("key", "msg", "digestmod"),
     [
@@ -271,25 +266,25 @@ def test_hmac_unusual(flavour, key, msg, digestmod):
 
 
 @pytest.mark.accelerates("aes-cmac")
-@pytest.mark.parametrize("flavour", FLAVOURS)
-@DIFF_SETTINGS
+@with_flavours
+@ds.DIFF_SETTINGS
 @given(
     key_size=st.sampled_from([16, 24, 32, 16, 15, 0]),
-    seed=seeds,
+    seed=ds.seeds,
     mac_len=st.sampled_from([None, 4, 8, 16, 3, 17]),
     after=st.booleans(),
-    blob=data(4096),
+    blob=ds.data(4096),
     cut_points=st.data(),
     # Multi-byte memoryviews are left out: native CMAC mixes their item count
     # with their byte count (len() vs the buffer), which OpenSSL cannot follow.
-    kind=any_input_kind.filter(lambda kind: kind != "memoryview-cast-H"),
+    kind=ds.any_input_kind.filter(lambda kind: kind != "memoryview-cast-H"),
 )
 def test_cmac(flavour, key_size, seed, mac_len, after, blob, cut_points, kind):
-    pieces = split(blob, cut_points.draw(cuts(len(blob))))
+    pieces = ds.split(blob, cut_points.draw(ds.cuts(len(blob))))
 
     def scenario(rec, cmac):
         aes = import_from(flavour, "Cipher.AES")
-        key = make_bytes(key_size, seed)
+        key = ds.make_bytes(key_size, seed)
         mac = rec.call(
             "new",
             cmac.new,
@@ -303,7 +298,7 @@ def test_cmac(flavour, key_size, seed, mac_len, after, blob, cut_points, kind):
             return
         rec.attributes("mac", mac, ("digest_size",))
         for index, piece in enumerate(pieces[1:]):
-            if rec.call("update %d" % index, mac.update, make_input(kind, piece)) is RAISED:
+            if rec.call("update %d" % index, mac.update, ds.make_input(kind, piece)) is RAISED:
                 # Native CMAC counts the bytes before it fails: its object is left
                 # inconsistent (digest() may assert). Nothing to compare after that.
                 return
@@ -319,28 +314,28 @@ def test_cmac(flavour, key_size, seed, mac_len, after, blob, cut_points, kind):
 
 
 @pytest.mark.accelerates("poly1305")
-@pytest.mark.parametrize("flavour", FLAVOURS)
-@DIFF_SETTINGS
+@with_flavours
+@ds.DIFF_SETTINGS
 @given(
     cipher=st.sampled_from(["AES", "ChaCha20"]),
-    seed=seeds,
+    seed=ds.seeds,
     nonce_size=st.sampled_from([8, 12, 16, 5]),
-    blob=data(4096),
+    blob=ds.data(4096),
     cut_points=st.data(),
-    kind=any_input_kind,
+    kind=ds.any_input_kind,
 )
 def test_poly1305(flavour, cipher, seed, nonce_size, blob, cut_points, kind):
-    pieces = split(blob, cut_points.draw(cuts(len(blob))))
+    pieces = ds.split(blob, cut_points.draw(ds.cuts(len(blob))))
 
     def scenario(rec, poly1305):
         module = import_from(flavour, "Cipher." + cipher)
-        key, nonce = make_bytes(32, seed), make_bytes(nonce_size, seed + 1)
+        key, nonce = ds.make_bytes(32, seed), ds.make_bytes(nonce_size, seed + 1)
         mac = rec.call("new", poly1305.new, key=key, cipher=module, nonce=nonce, data=pieces[0])
         if mac is RAISED:
             return
         rec.attributes("mac", mac, ("digest_size", "nonce"))
         for index, piece in enumerate(pieces[1:]):
-            rec.call("update %d" % index, mac.update, make_input(kind, piece))
+            rec.call("update %d" % index, mac.update, ds.make_input(kind, piece))
         rec.call("copy", mac.copy)
         tag = rec.call("digest", mac.digest)
         rec.call("update after digest", mac.update, b"x")
@@ -354,8 +349,8 @@ def test_poly1305(flavour, cipher, seed, nonce_size, blob, cut_points, kind):
 # ----------------------------------------------------------------- KDFs
 
 
-@pytest.mark.parametrize("flavour", FLAVOURS)
-@scaled(0.5)
+@with_flavours
+@ds.scaled(0.5)
 @given(
     password=st.one_of(st.binary(max_size=100), st.text(max_size=20)),
     salt=st.binary(max_size=40),
@@ -375,8 +370,8 @@ def test_pbkdf2(flavour, password, salt, length, count, hash_name, as_object):
     both(scenario, import_from(flavour, "Protocol.KDF"))
 
 
-@pytest.mark.parametrize("flavour", FLAVOURS)
-@DIFF_SETTINGS
+@with_flavours
+@ds.DIFF_SETTINGS
 @given(
     master=st.binary(max_size=100),
     salt=st.one_of(st.none(), st.binary(max_size=80)),
@@ -393,8 +388,8 @@ def test_hkdf(flavour, master, salt, context, key_len, num_keys, hash_name):
     both(scenario, import_from(flavour, "Protocol.KDF"))
 
 
-@pytest.mark.parametrize("flavour", FLAVOURS)
-@scaled(0.1)
+@with_flavours
+@ds.scaled(0.1)
 @given(
     password=st.binary(max_size=40),
     salt=st.binary(max_size=40),
@@ -421,16 +416,16 @@ def test_major_versions_known():
 @pytest.mark.parametrize(
     ("flavour", "module_name"), [(f, m) for f in FLAVOURS for m in ("Hash.BLAKE2b", "Hash.BLAKE2s")]
 )
-@DIFF_SETTINGS
+@ds.DIFF_SETTINGS
 @given(
-    blob=data(8192),
+    blob=ds.data(8192),
     cut_points=st.data(),
-    kind=any_input_kind,
+    kind=ds.any_input_kind,
     shape=st.sampled_from(["default", "bits", "bytes", "small", "keyed", "after", "both", "odd"]),
 )
 def test_blake2(flavour, module_name, blob, cut_points, kind, shape):
     """The unkeyed full-size shape is OpenSSL's; every other shape must stay exactly native."""
-    pieces = split(blob, cut_points.draw(cuts(len(blob))))
+    pieces = ds.split(blob, cut_points.draw(ds.cuts(len(blob))))
 
     def scenario(rec, module):
         full = 64 if module_name.endswith("b") else 32
@@ -449,7 +444,7 @@ def test_blake2(flavour, module_name, blob, cut_points, kind, shape):
             return
         rec.attributes("h", h, HASH_ATTRIBUTES + ("copy",))
         for index, piece in enumerate(pieces[1:]):
-            rec.call("update %d" % index, h.update, make_input(kind, piece))
+            rec.call("update %d" % index, h.update, ds.make_input(kind, piece))
         tag = rec.call("digest", h.digest)
         rec.call("digest again", h.digest)
         rec.call("update after digest", h.update, b"x")

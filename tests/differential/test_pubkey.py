@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 
 from accel_agent.targets.pycryptodome._pubkey_common import CANONICAL_CURVES
 from transparency_helpers import (
-    Recorder,
+    RAISED,
     Shape,
     acceleration,
     both,
@@ -33,17 +33,13 @@ from transparency_helpers import (
     count_delta,
     describe_exception,
     flavour_major,
+    flavours_or_skip,
     import_from,
-    installed_flavours,
     natively,
+    with_flavours,
 )
 
-RAISED = Recorder.RAISED
-FLAVOURS = installed_flavours()
-if not FLAVOURS:
-    pytest.skip("neither pycryptodome nor pycryptodomex is installed", allow_module_level=True)
-
-with_flavours = pytest.mark.parametrize("flavour", FLAVOURS)
+flavours_or_skip()
 
 messages = st.binary(max_size=300)
 BAD_BUFFERS = ("str", "int", "None", "list", "memoryview-strided", "memoryview-cast-H")

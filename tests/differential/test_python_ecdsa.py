@@ -25,13 +25,12 @@ from diff_strategies import make_input, scaled
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from transparency_helpers import Recorder, Shape, acceleration, both, count_delta, natively
+from transparency_helpers import RAISED, Shape, acceleration, both, count_delta, natively
 
 ecdsa = pytest.importorskip("ecdsa", reason="python-ecdsa is not installed")
 keys_module = pytest.importorskip("ecdsa.keys")
 from ecdsa import curves, util  # noqa: E402
 
-RAISED = Recorder.RAISED
 SETTINGS = scaled(0.25)
 
 # python-ecdsa curve name -> the agent's primitive (None: served natively)

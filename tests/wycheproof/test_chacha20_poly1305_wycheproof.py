@@ -24,7 +24,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/: transparency_helpers
 
 from transparency_helpers import (  # noqa: E402
-    Recorder,
+    RAISED,
     both,
     call_counts,
     count_delta,
@@ -33,7 +33,6 @@ from transparency_helpers import (  # noqa: E402
     is_accelerated,
 )
 
-RAISED = Recorder.RAISED
 VECTOR_DIR = Path(
     os.environ.get(
         "WYCHEPROOF_DIR",

@@ -12,10 +12,7 @@ from __future__ import annotations
 
 from wycheproof_vectors import raised, returned, wycheproof_test
 
-from transparency_helpers import Recorder, import_from
-
-RAISED = Recorder.RAISED
-
+from transparency_helpers import RAISED, import_from
 
 # --------------------------------------------------------------------------- HMAC
 

@@ -17,13 +17,12 @@ import hashlib
 import pytest
 from wycheproof_vectors import raised, returned, vector_params
 
-from transparency_helpers import Recorder, acceleration, both
+from transparency_helpers import RAISED, acceleration, both
 
 ecdsa = pytest.importorskip("ecdsa", reason="python-ecdsa is not installed")
 keys_module = pytest.importorskip("ecdsa.keys")
 from ecdsa import curves, util  # noqa: E402
 
-RAISED = Recorder.RAISED
 FILES = {
     "ecdsa_secp256r1_sha256_test.json": util.sigdecode_der,
     "ecdsa_secp256r1_sha256_p1363_test.json": util.sigdecode_string,

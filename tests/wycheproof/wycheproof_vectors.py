@@ -169,3 +169,40 @@ def raised(steps, label: str):
     """(exception name, message) if the step raised, else None."""
     found = step(steps, label)
     return found[2:4] if found and found[1] == "raised" else None
+
+
+# ----------------------------------------------------------------- judging AEAD transcripts
+
+
+def judge_aead(v: Vector, steps, ct=None, tag=None, streamed: bool = True) -> str | None:
+    """What is wrong with an AEAD scenario's transcript against the vector (None: nothing).
+
+    The scenario records ``encrypt_and_digest`` (sealing ``v.msg``), then
+    ``new(dec)`` and ``decrypt_and_verify`` (opening ``ct`` and ``tag``, by
+    default ``v.ct`` and ``v.tag``) and, with ``streamed``, the same check in
+    pieces ending in ``verify`` on a second object made by ``new(dec2)``. A
+    valid vector must seal to (ct, tag) and open to ``v.msg`` every way; an
+    invalid one must be refused with ``ValueError`` every way.
+    """
+    ct = v.ct if ct is None else ct
+    tag = v.tag if tag is None else tag
+    opened = returned(steps, "decrypt_and_verify")
+    verified = returned(steps, "verify") is None and raised(steps, "verify") is None
+    if v.valid:
+        sealed = returned(steps, "encrypt_and_digest")
+        if sealed != ("tuple", ("bytes", ct), ("bytes", tag)):
+            return "encryption gave %r" % (sealed or raised(steps, "encrypt_and_digest"),)
+        if opened != ("bytes", v.msg):
+            return "decrypt_and_verify gave %r" % (opened or raised(steps, "decrypt_and_verify"),)
+        if streamed and not verified:
+            return "streaming verify: %r" % (raised(steps, "verify"),)
+        return None
+    if v.invalid:
+        if opened is not None:
+            return "an invalid vector was accepted by decrypt_and_verify"
+        error = raised(steps, "decrypt_and_verify") or raised(steps, "new(dec)")
+        if error is None or error[0] != "builtins.ValueError":
+            return "rejected with %r, not ValueError" % (error,)
+        if streamed and raised(steps, "verify") is None and raised(steps, "new(dec2)") is None:
+            return "an invalid vector was accepted by decrypt()+verify()"
+    return None  # acceptable: either way
