@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 import accel_agent
-from accel_agent import _boot
+from accel_agent import _boot, config
 from accel_agent import platform as agent_platform
 from accel_agent.providers.base import ProviderUnavailable, SelfCheckFailed
 
@@ -57,6 +57,13 @@ def parse_report(stdout: str) -> dict[str, str]:
     lines = [line for line in stdout.splitlines() if line.startswith("REPORT ")]
     assert len(lines) == 1, "expected one REPORT line in %r" % stdout
     return dict(word.split("=", 1) for word in lines[0].split()[1:])
+
+
+def conf_with(**values: str) -> config.ConfFile:
+    """A default file's contents, as ``config.read_conf_file`` would return them."""
+    conf = config.ConfFile()
+    conf.values.update(values)
+    return conf
 
 
 def clean_environment(**overrides: str | None) -> dict[str, str]:

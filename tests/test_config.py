@@ -7,13 +7,7 @@ import os
 import pytest
 
 from accel_agent import _boot, activation, config, registry
-
-
-def conf_with(**values: str) -> config.ConfFile:
-    conf = config.ConfFile()
-    conf.values.update(values)
-    return conf
-
+from helpers import conf_with
 
 NO_CONF = config.ConfFile()
 

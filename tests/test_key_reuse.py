@@ -30,7 +30,7 @@ import pytest
 
 from accel_agent import config, registry
 from accel_agent.providers import base
-from helpers import clean_environment, run_python
+from helpers import clean_environment, conf_with, run_python
 from transparency_helpers import ensure_agent
 
 
@@ -184,12 +184,6 @@ def test_threads_with_different_keys_get_their_own_results():
 
 
 # -- the setting -----------------------------------------------------------------
-
-
-def conf_with(**values: str) -> config.ConfFile:
-    conf = config.ConfFile()
-    conf.values.update(values)
-    return conf
 
 
 @pytest.mark.parametrize(

@@ -57,7 +57,7 @@ def summary(resolve: bool = True) -> dict[str, object]:
 
 
 def _key_reuse() -> bool:
-    """Whether the AEAD providers keep the last key object's expanded key (docs/security.md)."""
+    """Whether providers keep what they made of the last key object (docs/security.md)."""
     from accel_agent.providers import base
 
     return base.key_reuse_enabled()
