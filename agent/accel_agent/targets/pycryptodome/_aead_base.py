@@ -21,7 +21,9 @@ instance or its own class. Nothing here runs on those paths.
 
 from __future__ import annotations
 
-from accel_agent.targets.pycryptodome import _aes_modes
+import os
+
+from accel_agent.targets.pycryptodome import _aes_modes, _buffers
 from accel_agent.targets.pycryptodome._order_rules import (
     AFTER_VERIFY,
     INITIAL,
@@ -32,6 +34,26 @@ from accel_agent.targets.pycryptodome._order_rules import (
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
+
+
+def nonce_argument(args: tuple, kwargs: dict, default_size: int) -> bytes | None:
+    """The nonce of ``AES.new(key, mode, [nonce], nonce=...)`` as bytes (CCM's and EAX's builders).
+
+    None, to leave the call to native, when it is given both ways or is not
+    a plain buffer; when it is not given, ``default_size`` random bytes, as
+    native makes. The builder checks its mode's lengths.
+    """
+    if args:
+        if "nonce" in kwargs:
+            return None
+        nonce = args[0]
+    else:
+        nonce = kwargs.get("nonce")
+    if nonce is None:
+        return os.urandom(default_size)
+    if not _buffers.is_plain(nonce):
+        return None
+    return bytes(nonce)
 
 
 class AeadBase:

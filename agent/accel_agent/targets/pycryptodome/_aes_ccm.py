@@ -26,11 +26,10 @@ brought to the same order-rule state, so the ``TypeError`` is native's.
 
 from __future__ import annotations
 
-import os
 from hmac import compare_digest
 
 from accel_agent.targets.pycryptodome import _buffers, _order_rules
-from accel_agent.targets.pycryptodome._aead_base import AeadBase
+from accel_agent.targets.pycryptodome._aead_base import AeadBase, nonce_argument
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -273,19 +272,8 @@ def builder(backing: Any, on_native: Callable[[Any], None]) -> Callable:
     def build(key: bytes, args: tuple, kwargs: dict) -> Any:
         if len(args) > 1 or not kwargs.keys() <= _KEYWORDS:
             return None
-        if args:
-            if "nonce" in kwargs:
-                return None
-            nonce = args[0]
-        else:
-            nonce = kwargs.get("nonce")
-        if nonce is None:
-            nonce = os.urandom(11)  # native's default: 11 random bytes
-        elif not _buffers.is_plain(nonce):
-            return None
-        else:
-            nonce = bytes(nonce)
-        if len(nonce) not in NONCE_SIZES:
+        nonce = nonce_argument(args, kwargs, 11)  # native's default: 11 random bytes
+        if nonce is None or len(nonce) not in NONCE_SIZES:
             return None
         mac_len = kwargs.get("mac_len", BLOCK_SIZE)
         if type(mac_len) is not int or mac_len not in TAG_SIZES:

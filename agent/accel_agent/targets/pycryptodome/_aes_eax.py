@@ -15,13 +15,12 @@ by a native object in the same state, so its ``TypeError`` is native's.
 
 from __future__ import annotations
 
-import os
 import sys
 from hmac import compare_digest
 
 from accel_agent import patching
 from accel_agent.targets.pycryptodome import _aes_modes, _buffers, _order_rules
-from accel_agent.targets.pycryptodome._aead_base import AeadBase
+from accel_agent.targets.pycryptodome._aead_base import AeadBase, nonce_argument
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -264,18 +263,9 @@ def builder(backing: Any, on_native: Callable[[Any], None]) -> Callable:
     def build(key: bytes, args: tuple, kwargs: dict) -> Any:
         if len(args) > 1 or not kwargs.keys() <= _KEYWORDS:
             return None
-        if args:
-            if "nonce" in kwargs:
-                return None
-            nonce = args[0]
-        else:
-            nonce = kwargs.get("nonce")
-        if nonce is None:
-            nonce = os.urandom(16)  # native's default: 16 random bytes
-        elif not _buffers.is_plain(nonce) or not len(nonce):
+        nonce = nonce_argument(args, kwargs, 16)  # native's default: 16 random bytes
+        if not nonce:  # None (native decides), or empty (native refuses it)
             return None
-        else:
-            nonce = bytes(nonce)
         mac_len = kwargs.get("mac_len", BLOCK_SIZE)
         if type(mac_len) is not int or not 2 <= mac_len <= BLOCK_SIZE:
             return None
