@@ -29,16 +29,6 @@ XOPTION = "accel"
 ENV_MODE = "ACCEL_AGENT"
 ENV_EXCLUDE = "ACCEL_AGENT_EXCLUDE"
 ENV_KEY_REUSE = "ACCEL_AGENT_KEY_REUSE"
-_SWITCH_VALUES = {
-    "on": True,
-    "1": True,
-    "true": True,
-    "yes": True,
-    "off": False,
-    "0": False,
-    "false": False,
-    "no": False,
-}
 
 
 class Setting:
@@ -270,10 +260,11 @@ def key_reuse_choice(conf: ConfFile | None = None) -> tuple[bool, str | None]:
     for source, raw in candidates:
         if raw is None or not raw.strip():
             continue
-        value = _SWITCH_VALUES.get(raw.strip().lower())
-        if value is None:
+        value = raw.strip().lower()
+        value = _MODE_ALIASES.get(value, value)  # the spellings modes take: 1/0, yes/no...
+        if value not in ("on", "off"):
             return False, "%s: %r is neither on nor off; key reuse is off" % (source, raw)
-        return value, None
+        return value == "on", None
     return True, None
 
 
