@@ -28,7 +28,7 @@ CRYPTO_FILES := --csv bench/results/crypto.csv --chart bench/results/crypto.png
 
 # The project is installed non-editable (the tests exercise the real wheel
 # layout with its .pth), so any change under agent/ must reinstall it.
-AGENT_SOURCES := pyproject.toml README.md \
+AGENT_SOURCES := pyproject.toml hatch_build.py README.md \
 	$(shell find agent -type f ! -name '*.pyc' ! -path '*/__pycache__/*' 2>/dev/null)
 
 .DEFAULT_GOAL := help

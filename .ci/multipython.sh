@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Every supported Python, proven (issue 10).
 #
-# Builds the accel-agent wheel once, then for each Python 3.9-3.13 under
-# pyenv: a fresh venv, the wheel with its [test] extra and pycryptodome 4.x
+# For each Python 3.9-3.13 under pyenv: a fresh venv, an accel-agent wheel
+# built by that Python (the compiled fast path, accel_agent._speedups, is
+# built per interpreter), the wheel with its [test] extra and pycryptodome 4.x
 # (requirements/pycryptodome-4.txt), the start-up tests (tests/test_startup.py),
 # then pycryptodomex too and the differential smoke test
 # (.ci/smoke_differential.py) under the agent, through both package names.
@@ -25,22 +26,17 @@ JOB_TIMEOUT=${ACCEL_JOB_TIMEOUT:-900}
 LOGS=build/multipython  # build/ is gitignored
 START_TESTS=tests/test_startup.py
 
-if [[ -x .venv/bin/python ]]; then BUILD_PYTHON=.venv/bin/python; else BUILD_PYTHON=python3; fi
 PYCRYPTODOME=$(grep -E '^pycryptodome==' requirements/pycryptodome-4.txt)
 PYCRYPTODOMEX=$(grep -E '^pycryptodomex==' requirements/pycryptodomex.txt)
 
-section "multi-Python: build the wheel once"
+section "multi-Python: setup"
 if [[ ! -f $START_TESTS ]]; then
     echo "multipython: FAILED: $START_TESTS is missing (issue 10 runs it on every Python)"
     exit 1
 fi
-rm -rf dist "$LOGS"
+rm -rf "$LOGS"
 mkdir -p "$LOGS"
-"$BUILD_PYTHON" -m pip --disable-pip-version-check wheel -q --no-deps -w dist . 2>&1 \
-    | without_pip_noise
-WHEEL=$(ls dist/accel_agent-*.whl)
-echo "wheel: $WHEEL (built by $("$BUILD_PYTHON" --version))"
-echo "each Python gets: $WHEEL[test] $PYCRYPTODOME"
+echo "each Python gets: its own accel-agent wheel[test], $PYCRYPTODOME"
 echo "(pycryptodome 4.x declares Requires-Python >=3.9: the same 4.x runs on every version)"
 
 # One version's job; everything it prints goes to its log, its verdict to a file.
@@ -52,10 +48,15 @@ run_version() {
     (
         set -e
         echo "interpreter: $python ($("$python" --version 2>&1))"
-        rm -rf "$venv"
+        rm -rf "$venv" "$LOGS/wheel-$minor"
         "$python" -m venv "$venv"
+        "$venv/bin/python" -m pip --disable-pip-version-check wheel -q --no-deps \
+            -w "$LOGS/wheel-$minor" . 2>&1 | without_pip_noise
+        wheel=$(ls "$LOGS/wheel-$minor"/accel_agent-*.whl)
+        echo "wheel: $wheel"
         "$venv/bin/python" -m pip --disable-pip-version-check install -q \
-            "$WHEEL[test]" "$PYCRYPTODOME" 2>&1 | without_pip_noise
+            "$wheel[test]" "$PYCRYPTODOME" 2>&1 | without_pip_noise
+        "$venv/bin/python" -c 'import accel_agent.speedups as s; print("speedups:", s.describe())'
         echo "--- pytest -q $START_TESTS"
         # No cache provider: two versions run at once in the same tree.
         tests_rc=0

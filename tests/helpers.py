@@ -26,7 +26,13 @@ FIXTURES = TESTS_DIR / "fixtures"
 TEMPLATE_DIR = REPO / "sitecustomize_template"
 
 # Every variable the agent reads: a test starts without them unless it sets them.
-AGENT_VARIABLES = ("ACCEL_AGENT", "ACCEL_AGENT_EXCLUDE", "ACCEL_AGENT_KEY_REUSE", "OPENSSL_ia32cap")
+AGENT_VARIABLES = (
+    "ACCEL_AGENT",
+    "ACCEL_AGENT_EXCLUDE",
+    "ACCEL_AGENT_KEY_REUSE",
+    "ACCEL_AGENT_SPEEDUPS",
+    "OPENSSL_ia32cap",
+)
 MASK_AES_NI = "~0x200000200000000"  # clears AES-NI (bit 57) and PCLMULQDQ (bit 33)
 
 # design.md, "Status output": the two greppable lines.

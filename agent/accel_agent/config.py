@@ -29,6 +29,7 @@ XOPTION = "accel"
 ENV_MODE = "ACCEL_AGENT"
 ENV_EXCLUDE = "ACCEL_AGENT_EXCLUDE"
 ENV_KEY_REUSE = "ACCEL_AGENT_KEY_REUSE"
+ENV_SPEEDUPS = "ACCEL_AGENT_SPEEDUPS"
 
 
 class Setting:
@@ -86,6 +87,17 @@ SETTINGS = (
         "made of it (an AEAD's expanded key, an algorithms.AES object), and reuse them "
         "while that same object comes back; off: no key outlives the objects made "
         "with it (docs/security.md)",
+    ),
+    Setting(
+        name="speedups",
+        xoption=None,
+        env=ENV_SPEEDUPS,
+        conf_key=None,
+        default="on",
+        accepted="on | off (anything else: on, with a warning)",
+        help="the compiled per-call fast path (accel_agent._speedups) where the wheel "
+        "has it; off: the pure-Python paths, as on a machine without a C compiler "
+        "(same results, slower per call; a way to rule the C code out)",
     ),
 )
 
@@ -270,6 +282,25 @@ def key_reuse_choice(conf: ConfFile | None = None) -> tuple[bool, str | None]:
 
 def key_reuse_from_environment(conf: ConfFile | None = None) -> bool:
     return key_reuse_choice(conf)[0]
+
+
+def speedups_choice() -> tuple[bool, str | None]:
+    """(whether the compiled fast path may be used, a problem to report).
+
+    A value that is neither on nor off keeps the default (on): the setting
+    changes speed, never results.
+    """
+    raw = os.environ.get(ENV_SPEEDUPS)
+    if raw is None or not raw.strip():
+        return True, None
+    value = raw.strip().lower()
+    value = _MODE_ALIASES.get(value, value)
+    if value not in ("on", "off"):
+        return True, "%s: %r is neither on nor off; the compiled fast path is used" % (
+            ENV_SPEEDUPS,
+            raw,
+        )
+    return value == "on", None
 
 
 def xoption_value() -> object:

@@ -78,9 +78,11 @@ class Slot:
     ``calls`` counts the calls the provider served (for status and for the
     proof that test suites went through the accelerated path); it is a plain
     integer, approximate under heavy threading, never used for decisions.
+    ``counters`` are objects with a ``calls`` attribute of their own (the
+    compiled fast paths, which count in C); :meth:`total_calls` adds them.
     """
 
-    __slots__ = ("name", "_provider", "calls")
+    __slots__ = ("name", "_provider", "calls", "counters")
 
     def __init__(self, name: str) -> None:
         self.name = name
@@ -88,6 +90,10 @@ class Slot:
         # directly and call get() only while it is _UNRESOLVED.
         self._provider: object = _UNRESOLVED
         self.calls = 0
+        self.counters: list = []
+
+    def total_calls(self) -> int:
+        return self.calls + sum(counter.calls for counter in self.counters)
 
     def get(self) -> object:
         provider = self._provider
@@ -151,7 +157,7 @@ def decided() -> list[Choice]:
 
 
 def calls() -> dict[str, int]:
-    return {name: s.calls for name, s in sorted(_slots.items())}
+    return {name: s.total_calls() for name, s in sorted(_slots.items())}
 
 
 def set_exclusions(names: frozenset[str] | None) -> None:
@@ -167,6 +173,8 @@ def reset() -> None:
         for existing in _slots.values():
             existing._provider = _UNRESOLVED
             existing.calls = 0
+            for counter in existing.counters:
+                counter.calls = 0
     for listener in list(reset_listeners):
         listener()
 

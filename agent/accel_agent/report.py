@@ -50,6 +50,7 @@ def summary(resolve: bool = True) -> dict[str, object]:
         "watched_modules": hooks.watched(),
         "hashlib": _hashlib_backends(),
         "key_reuse": _key_reuse(),
+        "speedups": _speedups(),
         "problems": list(messages.history),
         "healthy": not unhealthy,
         "unhealthy_reasons": unhealthy,
@@ -61,6 +62,13 @@ def _key_reuse() -> bool:
     from accel_agent.providers import base
 
     return base.key_reuse_enabled()
+
+
+def _speedups() -> str:
+    """Which per-call fast path serves: ``compiled`` or ``pure-python`` (accel_agent.speedups)."""
+    from accel_agent import speedups
+
+    return "compiled" if speedups.COMPILED else "pure-python"
 
 
 def _counts(choices: list[registry.Choice]) -> dict[str, int]:

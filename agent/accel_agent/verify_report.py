@@ -127,6 +127,8 @@ def render(facts: dict[str, Any], styled: bool = False) -> str:
     for dist, version in libraries.items():
         if dist not in _NOT_TARGETS:
             lines.append(textwrap_row(dist, version or "not installed"))
+    if facts.get("speedups"):
+        lines.append(textwrap_row("fast path", _SPEEDUPS.get(facts["speedups"], facts["speedups"])))
     lines.extend(_environment_lines(facts.get("environment")))
     lines.append("")
     lines.extend(_primitive_lines(facts["primitives"], styled))
@@ -135,6 +137,11 @@ def render(facts: dict[str, Any], styled: bool = False) -> str:
     lines.extend(_verdict_lines(facts, styled))
     return "\n".join(lines)
 
+
+_SPEEDUPS = {
+    "compiled": "compiled (accel_agent._speedups)",
+    "pure-python": "pure Python (the C fast path was not built here; slower per call)",
+}
 
 # Versions the header shows on its own lines (OpenSSL's), not as a patched library.
 _NOT_TARGETS = ("cryptography", "openssl_cryptography", "openssl_python")

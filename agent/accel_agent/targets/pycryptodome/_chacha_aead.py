@@ -24,6 +24,8 @@ from __future__ import annotations
 
 from hmac import compare_digest
 
+from accel_agent import speedups
+from accel_agent.speedups import open_joined, seal_split
 from accel_agent.targets.pycryptodome import _aes_modes, _buffers, _order_rules
 from accel_agent.targets.pycryptodome._aead_base import AeadBase
 
@@ -32,7 +34,12 @@ if TYPE_CHECKING:
     from typing import Any
 
 TAG_SIZE = 16
-ONE_SHOT_LIMIT = 64 * 1024  # above this, streaming beats copying ct || tag apart
+# Up to these sizes a whole message goes to the one-shot AEAD call, above
+# them to the streaming pair (ChaCha20 and Poly1305 apart). Decryption joins
+# ct || tag, a copy; encryption's result is cut apart in place by the
+# compiled speedups.seal_split, and copied without it (as _aes_gcm.py).
+OPEN_ONE_SHOT_LIMIT = 64 * 1024
+SEAL_ONE_SHOT_LIMIT = speedups.AEAD_MAX_SIZE if speedups.COMPILED else OPEN_ONE_SHOT_LIMIT
 # The message starts at keystream block 1 of a 32-bit counter: past the last
 # but one block, a native object with the same count decides whether to raise.
 MESSAGE_LIMIT = 64 * ((1 << 32) - 2)
@@ -203,7 +210,7 @@ class ChaCha20Poly1305Cipher(AeadBase):
         if (
             self._fresh
             and type(plaintext) is bytes
-            and len(plaintext) <= ONE_SHOT_LIMIT
+            and len(plaintext) <= SEAL_ONE_SHOT_LIMIT
             and self._next is INITIAL  # not after a verify() that raised, say
         ):
             try:
@@ -213,12 +220,16 @@ class ChaCha20Poly1305Cipher(AeadBase):
             else:
                 self._next = AFTER_DIGEST
                 aad = self._aad
-                sealed = self._provider.one_shot(self._aead_key).encrypt(
-                    self._aead_nonce, plaintext, b"".join(aad) if aad else None
+                sealed = seal_split(
+                    self._provider.one_shot(self._aead_key).encrypt,
+                    self._aead_nonce,
+                    plaintext,
+                    b"".join(aad) if aad else None,
+                    TAG_SIZE,
                 )
-                self._tag = tag = sealed[-TAG_SIZE:]
+                self._tag = sealed[1]
                 self._backing.slot.calls += 1
-                return sealed[:-TAG_SIZE], tag
+                return sealed
         return self.encrypt(plaintext), self.digest()
 
     # -- decryption --------------------------------------------------------
@@ -283,7 +294,7 @@ class ChaCha20Poly1305Cipher(AeadBase):
         if (
             self._fresh
             and type(ciphertext) is bytes
-            and len(ciphertext) <= ONE_SHOT_LIMIT
+            and len(ciphertext) <= OPEN_ONE_SHOT_LIMIT
             and type(received_mac_tag) is bytes
             and len(received_mac_tag) == TAG_SIZE
             and self._next is INITIAL
@@ -297,9 +308,11 @@ class ChaCha20Poly1305Cipher(AeadBase):
                 self._backing.slot.calls += 1
                 aad = self._aad
                 try:
-                    plaintext = self._provider.one_shot(self._aead_key).decrypt(
+                    plaintext = open_joined(
+                        self._provider.one_shot(self._aead_key).decrypt,
                         self._aead_nonce,
-                        ciphertext + received_mac_tag,
+                        ciphertext,
+                        received_mac_tag,
                         b"".join(aad) if aad else None,
                     )
                 except self._provider.InvalidTag:

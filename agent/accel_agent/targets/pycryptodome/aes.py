@@ -15,7 +15,7 @@ import functools
 import os
 import sys
 
-from accel_agent import patching, registry
+from accel_agent import patching, registry, speedups
 from accel_agent.targets.pycryptodome import _aes_ccm, _aes_eax, _aes_ocb_siv_kw, _buffers
 from accel_agent.targets.pycryptodome._aes_gcm import GcmCipher
 from accel_agent.targets.pycryptodome._aes_modes import (
@@ -112,7 +112,12 @@ def patch(module: ModuleType) -> None:
         return original_new(key, mode, *args, **kwargs)
 
     functools.update_wrapper(new, original_new)
-    patching.patch_attribute(module, "new", new)
+    # With the compiled fast path, the GCM shape above is served in C and
+    # ``new`` takes every other call (speedups.gcm_new).
+    installed = speedups.gcm_new(GcmCipher, gcm_backing, gcm_slot, _UNRESOLVED, new)
+    if installed is not new:
+        functools.update_wrapper(installed, original_new)
+    patching.patch_attribute(module, "new", installed)
 
 
 def _apply_calibration() -> None:

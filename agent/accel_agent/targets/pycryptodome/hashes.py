@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import functools
 
-from accel_agent import patching, registry
+from accel_agent import patching, registry, speedups
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -142,7 +142,12 @@ def _class_facts(native_obj: Any) -> dict[str, Any]:
 
 
 def _install(module: ModuleType, name: str, replacement: Callable) -> None:
-    functools.update_wrapper(replacement, getattr(module, name))
+    original = getattr(module, name)
+    functools.update_wrapper(replacement, original)
+    fallback = getattr(replacement, "fallback", None)  # behind a compiled front (speedups)
+    if fallback is not None:
+        # Its argument errors name the function as native's do ("new() takes ...").
+        functools.update_wrapper(fallback, original)
     patching.patch_attribute(module, name, replacement)
 
 
@@ -166,34 +171,26 @@ def _merkle_damgard_class(
     whose ``__init__`` must not run); ``fresh(data)`` is a complete one, or
     a native object once the registry stopped accelerating (tests, recalibration).
     """
-    bases = (native_cls,) if subclass else ()
     coerce = _Coercer(native_new)
 
-    class Hash(*bases):
-        __slots__ = ("_h",)
+    def update(self, data):
+        if type(data) is bytes or _plain(data):
+            self._h.update(data)
+        else:
+            self._h.update(coerce(data))
 
-        def update(self, data):
-            if type(data) is bytes or _plain(data):
-                self._h.update(data)
-            else:
-                self._h.update(coerce(data))
+    def copy(self):
+        clone = maker()
+        clone._h = self._h.copy()
+        return clone
 
-        def digest(self):
-            return self._h.digest()
+    def new(self, data=None):
+        return fresh(data)
 
-        def hexdigest(self):
-            return self._h.hexdigest()
-
-        def copy(self):
-            clone = maker()
-            clone._h = self._h.copy()
-            return clone
-
-        def new(self, data=None):
-            return fresh(data)
-
-    for name, value in facts.items():
-        setattr(Hash, name, value)
+    # A HashCore holds the OpenSSL object (``_h``); compiled, its digest() and
+    # hexdigest() have no Python frame (accel_agent.speedups).
+    namespace = {"update": update, "copy": copy, "new": new, **facts}
+    Hash = speedups.hash_class(native_cls, namespace, subclass)
     if subclass:
         # Calling the class is the cheapest way to make an object; the native
         # __init__ (which builds a C state) must not run.
@@ -235,20 +232,23 @@ def _patch_simple(module: ModuleType, primitive: str) -> None:
             return h
         return slow_new(data)
 
+    installed = speedups.hash_new(cls, slot, new)
+
     def slow_new(data: Any) -> Any:
-        nonlocal ctor
         provider = slot.get()
         if provider is None:
             return native_new(data)
-        ctor = provider.new
+        set_ctor(provider.new)
         return fresh(data)
 
-    def forget() -> None:
+    def set_ctor(value: Callable | None) -> None:
         nonlocal ctor
-        ctor = None
+        ctor = value
+        if installed is not new:
+            installed.ctor = value
 
-    registry.reset_listeners.append(forget)
-    _install(module, "new", new)
+    registry.reset_listeners.append(lambda: set_ctor(None))
+    _install(module, "new", installed)
     _patch_oneshot(module, slot, native_new)
 
 
@@ -295,8 +295,15 @@ def _patch_sha512(module: ModuleType) -> None:
             return h
         return general_new(data, truncate)
 
-    def general_new(data: Any, truncate: Any) -> Any:
+    installed = speedups.hash_new(full_maker, full_slot, new)
+
+    def set_ctor(value: Callable | None) -> None:
         nonlocal ctor
+        ctor = value
+        if installed is not new:
+            installed.ctor = value
+
+    def general_new(data: Any, truncate: Any) -> Any:
         if truncate is None:
             maker, slot, fresh = full
         elif type(truncate) is str and truncate in variants:
@@ -307,7 +314,7 @@ def _patch_sha512(module: ModuleType) -> None:
         if provider is None:
             return native_new(data, truncate)
         if truncate is None:
-            ctor = provider.new
+            set_ctor(provider.new)
         if type(data) is bytes:
             h = maker()
             h._h = provider.new(data)
@@ -315,12 +322,8 @@ def _patch_sha512(module: ModuleType) -> None:
             return h
         return fresh(data)
 
-    def forget() -> None:
-        nonlocal ctor
-        ctor = None
-
-    registry.reset_listeners.append(forget)
-    _install(module, "new", new)
+    registry.reset_listeners.append(lambda: set_ctor(None))
+    _install(module, "new", installed)
     native_digest = getattr(module, "digest", None)
     if native_digest is None or not callable(native_digest):
         return

@@ -1,0 +1,620 @@
+/*
+ * accel_agent._speedups: the few per-message steps that Python code cannot
+ * make cheap enough (docs/per-call-cost.md, "The compiled fast path").
+ *
+ * Optional, as coverage.py's CTracer and wrapt's _wrappers are: the wheel
+ * builds it where a C compiler is found, and every caller keeps a pure-Python
+ * path that does the same (accel_agent/speedups.py says which is in use).
+ * Nothing here knows an algorithm or a key: it moves objects between
+ * pycryptodome's call shapes and OpenSSL-backed callables the Python code
+ * chose, and decides nothing a Python path does not decide the same way.
+ *
+ *   HashCore     base class of the agent's hash objects: a _hashlib object in
+ *                a C slot, digest() and hexdigest() without a Python frame;
+ *                hash_class() makes its per-algorithm subclasses
+ *   HashNew      a hash module's new(data): the common shape (one bytes
+ *                argument, provider resolved) in C, anything else to the
+ *                Python new it was given
+ *   GcmNew       AES.new(key, AES.MODE_GCM, nonce=nonce) with bytes, in C;
+ *                anything else to the Python new it was given
+ *   seal_split   an AEAD encrypt() whose ct || tag is returned as (ct, tag)
+ *                without copying the ciphertext
+ *   open_joined  an AEAD decrypt() of ct and tag joined in one allocation
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <structmember.h>
+#include <string.h>
+
+#define AEAD_TAG_SIZE 16
+
+static PyObject *str_digest;     /* "digest" */
+static PyObject *str_hexdigest;  /* "hexdigest" */
+static PyObject *str_provider;   /* "_provider" */
+static PyObject *str_nonce;      /* "nonce" */
+static PyObject *str_backing;    /* "_backing" */
+static PyObject *str_key;        /* "_key" */
+static PyObject *str_one_shot;   /* "_one_shot" */
+static PyObject *empty_tuple;
+static PyObject *long_tag_size;  /* 16: the token a fresh GCM object starts with */
+
+/* ------------------------------------------------------------------ HashCore */
+
+typedef struct {
+    PyObject_HEAD
+    PyObject *h;  /* the OpenSSL hash object (_hashlib.HASH) */
+} HashCore;
+
+/* Not tracked by the garbage collector: an OpenSSL hash object refers to no
+   Python object, so no cycle can pass through _h, and a tracked object costs
+   more to make and free (the cost this type exists to cut). Subclasses with
+   a __dict__ are tracked as usual. */
+static void
+HashCore_dealloc(HashCore *self)
+{
+    Py_CLEAR(self->h);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyObject *
+HashCore_call_inner(HashCore *self, PyObject *name)
+{
+    if (self->h == NULL) {
+        PyErr_SetString(PyExc_AttributeError, "_h");
+        return NULL;
+    }
+    return PyObject_CallMethodNoArgs(self->h, name);
+}
+
+static PyObject *
+HashCore_digest(HashCore *self, PyObject *Py_UNUSED(ignored))
+{
+    return HashCore_call_inner(self, str_digest);
+}
+
+static PyObject *
+HashCore_hexdigest(HashCore *self, PyObject *Py_UNUSED(ignored))
+{
+    return HashCore_call_inner(self, str_hexdigest);
+}
+
+static PyMethodDef HashCore_methods[] = {
+    {"digest", (PyCFunction)HashCore_digest, METH_NOARGS,
+     "The digest of everything hashed so far (the OpenSSL object's)."},
+    {"hexdigest", (PyCFunction)HashCore_hexdigest, METH_NOARGS,
+     "digest(), as hexadecimal text."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyMemberDef HashCore_members[] = {
+    {"_h", T_OBJECT_EX, offsetof(HashCore, h), 0, "the OpenSSL hash object"},
+    {NULL, 0, 0, 0, NULL},
+};
+
+static PyTypeObject HashCore_Type = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "accel_agent._speedups.HashCore",
+    .tp_basicsize = sizeof(HashCore),
+    .tp_dealloc = (destructor)HashCore_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
+    .tp_doc = "Base of the agent's hash objects: the OpenSSL object in _h; digest() in C.",
+    .tp_methods = HashCore_methods,
+    .tp_members = HashCore_members,
+    .tp_new = PyType_GenericNew,
+};
+
+/* hash_class(qualified_name) -> a new subclass of HashCore named qualified_name
+
+   A class made by a class statement is tracked by the garbage collector and
+   freed through subtype_dealloc; one made here from a spec is neither, and
+   making and freeing its objects is ~40 ns cheaper, a tenth of a 64-byte
+   SHA-256. Its objects hold only _h; the caller sets the class's methods
+   and attributes. Not subclassable (its dealloc owns the type reference). */
+static void
+HashCoreHeap_dealloc(HashCore *self)
+{
+    PyTypeObject *type = Py_TYPE(self);
+    Py_CLEAR(self->h);
+    type->tp_free((PyObject *)self);
+    Py_DECREF(type);  /* instances of heap types own a reference to it */
+}
+
+static PyObject *
+hash_class(PyObject *module, PyObject *qualified_name)
+{
+    Py_ssize_t size;
+    const char *text = PyUnicode_AsUTF8AndSize(qualified_name, &size);
+    if (text == NULL) {
+        return NULL;
+    }
+    /* Older Pythons keep spec->name as the type's tp_name: it must outlive
+       the class. A class is made once per patched module. */
+    char *name = PyMem_Malloc(size + 1);
+    if (name == NULL) {
+        return PyErr_NoMemory();
+    }
+    memcpy(name, text, size + 1);
+    PyType_Slot slots[] = {
+        {Py_tp_dealloc, (void *)HashCoreHeap_dealloc},
+        {Py_tp_new, (void *)PyType_GenericNew},
+        {0, NULL},
+    };
+    PyType_Spec spec = {
+        .name = name,
+        .basicsize = sizeof(HashCore),
+        .flags = Py_TPFLAGS_DEFAULT,
+        .slots = slots,
+    };
+    PyObject *bases = PyTuple_Pack(1, (PyObject *)&HashCore_Type);
+    if (bases == NULL) {
+        return NULL;
+    }
+    PyObject *type = PyType_FromSpecWithBases(&spec, bases);
+    Py_DECREF(bases);
+    return type;
+}
+
+/* The attributes functools.update_wrapper sets (__wrapped__, __doc__, ...)
+   live in an instance dictionary, as on a Python function. */
+#define CALLABLE_WITH_DICT_FIELDS \
+    PyObject *fallback;            \
+    PyObject *dict;                \
+    vectorcallfunc vectorcall
+
+/* ------------------------------------------------------------------ HashNew */
+
+typedef struct {
+    PyObject_HEAD
+    CALLABLE_WITH_DICT_FIELDS;
+    PyObject *cls;   /* the hash object's class, a subclass of HashCore */
+    PyObject *ctor;  /* the provider's constructor; None until the slot resolved */
+    PyObject *slot;  /* the registry slot (kept for its owner; calls are counted here) */
+    Py_ssize_t calls;  /* calls served by the fast path (registry.Slot.counters adds them) */
+} HashNew;
+
+static PyObject *
+HashNew_vectorcall(HashNew *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+{
+    Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+    PyObject *ctor = self->ctor;
+    if (nargs == 1 && kwnames == NULL && ctor != NULL && ctor != Py_None
+        && PyBytes_CheckExact(args[0])) {
+        PyTypeObject *cls = (PyTypeObject *)self->cls;
+        Py_INCREF(ctor);  /* another thread may reset self->ctor meanwhile */
+        PyObject *inner = PyObject_CallOneArg(ctor, args[0]);
+        Py_DECREF(ctor);
+        if (inner == NULL) {
+            return NULL;
+        }
+        PyObject *obj = cls->tp_alloc(cls, 0);
+        if (obj == NULL) {
+            Py_DECREF(inner);
+            return NULL;
+        }
+        ((HashCore *)obj)->h = inner;
+        self->calls++;
+        return obj;
+    }
+    return PyObject_Vectorcall(self->fallback, args, nargsf, kwnames);
+}
+
+static PyObject *
+HashNew_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
+{
+    PyObject *cls, *slot, *fallback;
+    static char *kwlist[] = {"cls", "slot", "fallback", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!OO:HashNew", kwlist,
+                                     &PyType_Type, &cls, &slot, &fallback)) {
+        return NULL;
+    }
+    if (!PyType_IsSubtype((PyTypeObject *)cls, &HashCore_Type)) {
+        PyErr_SetString(PyExc_TypeError, "HashNew: cls must be a subclass of HashCore");
+        return NULL;
+    }
+    if (!PyCallable_Check(fallback)) {
+        PyErr_SetString(PyExc_TypeError, "HashNew: fallback must be callable");
+        return NULL;
+    }
+    HashNew *self = (HashNew *)type->tp_alloc(type, 0);
+    if (self == NULL) {
+        return NULL;
+    }
+    Py_INCREF(cls);
+    self->cls = cls;
+    Py_INCREF(slot);
+    self->slot = slot;
+    Py_INCREF(fallback);
+    self->fallback = fallback;
+    Py_INCREF(Py_None);
+    self->ctor = Py_None;
+    self->vectorcall = (vectorcallfunc)HashNew_vectorcall;
+    return (PyObject *)self;
+}
+
+static int
+HashNew_traverse(HashNew *self, visitproc visit, void *arg)
+{
+    Py_VISIT(self->fallback);
+    Py_VISIT(self->dict);
+    Py_VISIT(self->cls);
+    Py_VISIT(self->ctor);
+    Py_VISIT(self->slot);
+    return 0;
+}
+
+static int
+HashNew_clear(HashNew *self)
+{
+    Py_CLEAR(self->fallback);
+    Py_CLEAR(self->dict);
+    Py_CLEAR(self->cls);
+    Py_CLEAR(self->ctor);
+    Py_CLEAR(self->slot);
+    return 0;
+}
+
+static void
+HashNew_dealloc(HashNew *self)
+{
+    PyObject_GC_UnTrack(self);
+    HashNew_clear(self);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyMemberDef HashNew_members[] = {
+    {"ctor", T_OBJECT, offsetof(HashNew, ctor), 0,
+     "the provider's constructor the fast path calls; None: every call takes the fallback"},
+    {"fallback", T_OBJECT, offsetof(HashNew, fallback), READONLY, "the general new()"},
+    {"calls", T_PYSSIZET, offsetof(HashNew, calls), 0, "calls the fast path served"},
+    {NULL, 0, 0, 0, NULL},
+};
+
+static PyGetSetDef callable_getset[] = {
+    {"__dict__", PyObject_GenericGetDict, PyObject_GenericSetDict, NULL, NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyTypeObject HashNew_Type = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "accel_agent._speedups.HashNew",
+    .tp_basicsize = sizeof(HashNew),
+    .tp_dealloc = (destructor)HashNew_dealloc,
+    .tp_vectorcall_offset = offsetof(HashNew, vectorcall),
+    .tp_call = PyVectorcall_Call,
+    .tp_getattro = PyObject_GenericGetAttr,
+    .tp_setattro = PyObject_GenericSetAttr,
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL,
+    .tp_doc = "HashNew(cls, slot, fallback): a hash module's new(), its common shape in C.",
+    .tp_traverse = (traverseproc)HashNew_traverse,
+    .tp_clear = (inquiry)HashNew_clear,
+    .tp_members = HashNew_members,
+    .tp_getset = callable_getset,
+    .tp_dictoffset = offsetof(HashNew, dict),
+    .tp_new = HashNew_new,
+};
+
+/* ------------------------------------------------------------------ GcmNew */
+
+typedef struct {
+    PyObject_HEAD
+    CALLABLE_WITH_DICT_FIELDS;
+    PyObject *cls;         /* GcmCipher */
+    PyObject *backing;     /* what every GcmCipher of this module gets as _backing */
+    PyObject *slot;        /* backing.slot: its _provider is read per call */
+    PyObject *unresolved;  /* the registry's "not decided yet" marker */
+} GcmNew;
+
+static int
+is_gcm_mode(PyObject *mode)
+{
+    if (!PyLong_CheckExact(mode)) {
+        return 0;
+    }
+    int overflow;
+    long value = PyLong_AsLongAndOverflow(mode, &overflow);
+    return overflow == 0 && value == 11;  /* AES.MODE_GCM */
+}
+
+static int
+is_nonce_keyword(PyObject *name)
+{
+    return name == str_nonce
+           || (PyUnicode_CheckExact(name) && PyUnicode_Compare(name, str_nonce) == 0);
+}
+
+static PyObject *
+GcmNew_vectorcall(GcmNew *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+{
+    Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+    if (nargs == 2 && kwnames != NULL && PyTuple_GET_SIZE(kwnames) == 1) {
+        PyObject *key = args[0], *mode = args[1], *nonce = args[2];
+        if (PyBytes_CheckExact(key) && PyBytes_CheckExact(nonce) && is_gcm_mode(mode)
+            && is_nonce_keyword(PyTuple_GET_ITEM(kwnames, 0))) {
+            Py_ssize_t key_size = PyBytes_GET_SIZE(key), nonce_size = PyBytes_GET_SIZE(nonce);
+            if ((key_size == 16 || key_size == 24 || key_size == 32)
+                && nonce_size >= 8 && nonce_size <= 128) {
+                PyObject *provider = PyObject_GetAttr(self->slot, str_provider);
+                if (provider == NULL) {
+                    return NULL;
+                }
+                if (provider != Py_None && provider != self->unresolved) {
+                    PyObject *result = NULL;
+                    PyTypeObject *cls = (PyTypeObject *)self->cls;
+                    PyObject *cipher = cls->tp_new(cls, empty_tuple, NULL);
+                    PyObject *one_shot = PyList_New(1);
+                    /* The attributes in the Python fast path's order (aes.py): objects
+                       made either way share CPython's instance layout. */
+                    if (cipher != NULL && one_shot != NULL
+                        && PyObject_SetAttr(cipher, str_backing, self->backing) == 0
+                        && PyObject_SetAttr(cipher, str_provider, provider) == 0
+                        && PyObject_SetAttr(cipher, str_key, key) == 0
+                        && PyObject_SetAttr(cipher, str_nonce, nonce) == 0) {
+                        Py_INCREF(long_tag_size);
+                        PyList_SET_ITEM(one_shot, 0, long_tag_size);
+                        if (PyObject_SetAttr(cipher, str_one_shot, one_shot) == 0) {
+                            result = cipher;
+                            cipher = NULL;
+                        }
+                    }
+                    Py_XDECREF(one_shot);
+                    Py_XDECREF(cipher);
+                    Py_DECREF(provider);
+                    return result;
+                }
+                Py_DECREF(provider);
+            }
+        }
+    }
+    return PyObject_Vectorcall(self->fallback, args, nargsf, kwnames);
+}
+
+static PyObject *
+GcmNew_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
+{
+    PyObject *cls, *backing, *slot, *unresolved, *fallback;
+    static char *kwlist[] = {"cls", "backing", "slot", "unresolved", "fallback", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!OOOO:GcmNew", kwlist, &PyType_Type, &cls,
+                                     &backing, &slot, &unresolved, &fallback)) {
+        return NULL;
+    }
+    if (!PyCallable_Check(fallback)) {
+        PyErr_SetString(PyExc_TypeError, "GcmNew: fallback must be callable");
+        return NULL;
+    }
+    GcmNew *self = (GcmNew *)type->tp_alloc(type, 0);
+    if (self == NULL) {
+        return NULL;
+    }
+    Py_INCREF(cls);
+    self->cls = cls;
+    Py_INCREF(backing);
+    self->backing = backing;
+    Py_INCREF(slot);
+    self->slot = slot;
+    Py_INCREF(unresolved);
+    self->unresolved = unresolved;
+    Py_INCREF(fallback);
+    self->fallback = fallback;
+    self->vectorcall = (vectorcallfunc)GcmNew_vectorcall;
+    return (PyObject *)self;
+}
+
+static int
+GcmNew_traverse(GcmNew *self, visitproc visit, void *arg)
+{
+    Py_VISIT(self->fallback);
+    Py_VISIT(self->dict);
+    Py_VISIT(self->cls);
+    Py_VISIT(self->backing);
+    Py_VISIT(self->slot);
+    Py_VISIT(self->unresolved);
+    return 0;
+}
+
+static int
+GcmNew_clear(GcmNew *self)
+{
+    Py_CLEAR(self->fallback);
+    Py_CLEAR(self->dict);
+    Py_CLEAR(self->cls);
+    Py_CLEAR(self->backing);
+    Py_CLEAR(self->slot);
+    Py_CLEAR(self->unresolved);
+    return 0;
+}
+
+static void
+GcmNew_dealloc(GcmNew *self)
+{
+    PyObject_GC_UnTrack(self);
+    GcmNew_clear(self);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyMemberDef GcmNew_members[] = {
+    {"fallback", T_OBJECT, offsetof(GcmNew, fallback), READONLY, "the general new()"},
+    {NULL, 0, 0, 0, NULL},
+};
+
+static PyTypeObject GcmNew_Type = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "accel_agent._speedups.GcmNew",
+    .tp_basicsize = sizeof(GcmNew),
+    .tp_dealloc = (destructor)GcmNew_dealloc,
+    .tp_vectorcall_offset = offsetof(GcmNew, vectorcall),
+    .tp_call = PyVectorcall_Call,
+    .tp_getattro = PyObject_GenericGetAttr,
+    .tp_setattro = PyObject_GenericSetAttr,
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL,
+    .tp_doc = "GcmNew(cls, backing, slot, unresolved, fallback): AES.new's GCM shape in C.",
+    .tp_traverse = (traverseproc)GcmNew_traverse,
+    .tp_clear = (inquiry)GcmNew_clear,
+    .tp_members = GcmNew_members,
+    .tp_getset = callable_getset,
+    .tp_dictoffset = offsetof(GcmNew, dict),
+    .tp_new = GcmNew_new,
+};
+
+/* ------------------------------------------------------------------ AEAD helpers */
+
+/* seal_split(encrypt, nonce, data, aad, mac_len) -> (ct, tag)
+
+   encrypt(nonce, data, aad) returns ct || tag (a 16-byte tag). The tag (its
+   first mac_len bytes) is copied out; the ciphertext is the same bytes
+   object cut short in place, which only its sole owner may do: this
+   function, holding the only reference to what encrypt just returned.
+   Otherwise the ciphertext is copied, as a slice would. */
+static PyObject *
+seal_split(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 5) {
+        PyErr_SetString(PyExc_TypeError, "seal_split() takes 5 arguments");
+        return NULL;
+    }
+    Py_ssize_t mac_len = PyLong_AsSsize_t(args[4]);
+    if (mac_len == -1 && PyErr_Occurred()) {
+        return NULL;
+    }
+    if (mac_len < 1 || mac_len > AEAD_TAG_SIZE) {
+        PyErr_SetString(PyExc_ValueError, "seal_split(): mac_len must be 1..16");
+        return NULL;
+    }
+    PyObject *sealed = PyObject_Vectorcall(args[0], args + 1, 3, NULL);
+    if (sealed == NULL) {
+        return NULL;
+    }
+    if (!PyBytes_CheckExact(sealed) || PyBytes_GET_SIZE(sealed) < AEAD_TAG_SIZE) {
+        Py_DECREF(sealed);
+        PyErr_SetString(PyExc_TypeError, "seal_split(): encrypt() returned no ct || tag");
+        return NULL;
+    }
+    Py_ssize_t ct_size = PyBytes_GET_SIZE(sealed) - AEAD_TAG_SIZE;
+    PyObject *tag = PyBytes_FromStringAndSize(PyBytes_AS_STRING(sealed) + ct_size, mac_len);
+    if (tag == NULL) {
+        Py_DECREF(sealed);
+        return NULL;
+    }
+    PyObject *ct;
+#ifndef Py_GIL_DISABLED
+    if (Py_REFCNT(sealed) == 1) {
+        /* Ours alone: shrink it (no copy; the allocator keeps the block). */
+        ct = sealed;
+        if (_PyBytes_Resize(&ct, ct_size) < 0) {
+            Py_DECREF(tag);
+            return NULL;
+        }
+    }
+    else
+#endif
+    {
+        ct = PyBytes_FromStringAndSize(PyBytes_AS_STRING(sealed), ct_size);
+        Py_DECREF(sealed);
+        if (ct == NULL) {
+            Py_DECREF(tag);
+            return NULL;
+        }
+    }
+    PyObject *pair = PyTuple_New(2);
+    if (pair == NULL) {
+        Py_DECREF(ct);
+        Py_DECREF(tag);
+        return NULL;
+    }
+    PyTuple_SET_ITEM(pair, 0, ct);
+    PyTuple_SET_ITEM(pair, 1, tag);
+    return pair;
+}
+
+/* open_joined(decrypt, nonce, ct, tag, aad) -> decrypt(nonce, ct || tag, aad)
+
+   ct and tag must be bytes; they are joined in one allocation, freed before
+   returning. */
+static PyObject *
+open_joined(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 5) {
+        PyErr_SetString(PyExc_TypeError, "open_joined() takes 5 arguments");
+        return NULL;
+    }
+    PyObject *ct = args[2], *tag = args[3];
+    if (!PyBytes_CheckExact(ct) || !PyBytes_CheckExact(tag)) {
+        PyErr_SetString(PyExc_TypeError, "open_joined(): ct and tag must be bytes");
+        return NULL;
+    }
+    Py_ssize_t ct_size = PyBytes_GET_SIZE(ct), tag_size = PyBytes_GET_SIZE(tag);
+    PyObject *joined = PyBytes_FromStringAndSize(NULL, ct_size + tag_size);
+    if (joined == NULL) {
+        return NULL;
+    }
+    memcpy(PyBytes_AS_STRING(joined), PyBytes_AS_STRING(ct), ct_size);
+    memcpy(PyBytes_AS_STRING(joined) + ct_size, PyBytes_AS_STRING(tag), tag_size);
+    PyObject *call_args[3] = {args[1], joined, args[4]};
+    PyObject *result = PyObject_Vectorcall(args[0], call_args, 3, NULL);
+    Py_DECREF(joined);
+    return result;
+}
+
+static PyMethodDef module_methods[] = {
+    {"hash_class", (PyCFunction)hash_class, METH_O,
+     "hash_class(qualified_name) -> a new subclass of HashCore, untracked by the GC"},
+    {"seal_split", (PyCFunction)(void (*)(void))seal_split, METH_FASTCALL,
+     "seal_split(encrypt, nonce, data, aad, mac_len) -> (ct, tag)"},
+    {"open_joined", (PyCFunction)(void (*)(void))open_joined, METH_FASTCALL,
+     "open_joined(decrypt, nonce, ct, tag, aad) -> decrypt(nonce, ct + tag, aad)"},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef speedups_module = {
+    PyModuleDef_HEAD_INIT,
+    .m_name = "accel_agent._speedups",
+    .m_doc = "The agent's compiled per-call fast paths (optional; see accel_agent.speedups).",
+    .m_size = -1,
+    .m_methods = module_methods,
+};
+
+static int
+intern_all(void)
+{
+    struct { PyObject **target; const char *text; } names[] = {
+        {&str_digest, "digest"},     {&str_hexdigest, "hexdigest"}, 
+        {&str_provider, "_provider"}, {&str_nonce, "nonce"},        {&str_backing, "_backing"},
+        {&str_key, "_key"},          {&str_one_shot, "_one_shot"},
+    };
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+        *names[i].target = PyUnicode_InternFromString(names[i].text);
+        if (*names[i].target == NULL) {
+            return -1;
+        }
+    }
+    empty_tuple = PyTuple_New(0);
+    long_tag_size = PyLong_FromLong(AEAD_TAG_SIZE);
+    return (empty_tuple && long_tag_size) ? 0 : -1;
+}
+
+PyMODINIT_FUNC
+PyInit__speedups(void)
+{
+    if (intern_all() < 0) {
+        return NULL;
+    }
+    PyTypeObject *types[] = {&HashCore_Type, &HashNew_Type, &GcmNew_Type};
+    for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
+        if (PyType_Ready(types[i]) < 0) {
+            return NULL;
+        }
+    }
+    PyObject *module = PyModule_Create(&speedups_module);
+    if (module == NULL) {
+        return NULL;
+    }
+    const char *type_names[] = {"HashCore", "HashNew", "GcmNew"};
+    for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
+        Py_INCREF(types[i]);
+        if (PyModule_AddObject(module, type_names[i], (PyObject *)types[i]) < 0) {
+            Py_DECREF(types[i]);
+            Py_DECREF(module);
+            return NULL;
+        }
+    }
+    return module;
+}

@@ -1,0 +1,130 @@
+"""The compiled fast path (``accel_agent._speedups``) or its pure-Python equivalents.
+
+A few per-message steps cost more in Python than the budget of the issues'
+goals allows (docs/per-call-cost.md, "The compiled fast path"): the
+``(ct, tag)`` split of an AEAD result, the call of ``AES.new`` for GCM, and
+the frames of a hash module's ``new`` and ``digest``. The wheel compiles
+them where a C compiler is found (``hatch_build.py``); everywhere else the
+functions and classes below do the same in Python, a little slower. Callers
+use only the names defined here, never ``_speedups`` directly, so both
+paths run the same code around them.
+
+``COMPILED`` says which path this process uses (``status()`` reports it as
+``speedups``); ``ACCEL_AGENT_SPEEDUPS=off``, read once when this module is
+first imported, picks the pure-Python path where the compiled one exists.
+Importing this module imports neither cryptography nor pycryptodome:
+targets import it when they patch, never at start-up.
+"""
+
+from __future__ import annotations
+
+from accel_agent import config, messages
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Callable
+
+_allowed, _problem = config.speedups_choice()  # ACCEL_AGENT_SPEEDUPS=off: pure Python
+if _problem:
+    messages.problem(_problem)
+_speedups = None
+if _allowed:
+    try:
+        from accel_agent import _speedups
+    except ImportError:  # not built here (no C compiler or no Python headers)
+        _speedups = None
+
+COMPILED = _speedups is not None
+TAG_SIZE = 16  # the tag pyca/cryptography's AEADs append
+AEAD_MAX_SIZE = 2**31 - 1  # the most data pyca/cryptography's one-shot AEAD calls take
+
+
+def describe() -> str:
+    """One line for people: which path this process uses."""
+    if COMPILED:
+        return "compiled (accel_agent._speedups)"
+    if not _allowed:
+        return "pure Python (%s=off)" % config.ENV_SPEEDUPS
+    return "pure Python (accel_agent._speedups was not built or cannot load)"
+
+
+def _seal_split(encrypt: Callable, nonce: bytes, data: bytes, aad: Any, mac_len: int) -> tuple:
+    """``encrypt(nonce, data, aad)`` (ct || tag) as ``(ct, tag[:mac_len])``."""
+    sealed = encrypt(nonce, data, aad)
+    tag = sealed[-TAG_SIZE:] if mac_len == TAG_SIZE else sealed[-TAG_SIZE : mac_len - TAG_SIZE]
+    return sealed[:-TAG_SIZE], tag
+
+
+def _open_joined(decrypt: Callable, nonce: bytes, ct: bytes, tag: bytes, aad: Any) -> bytes:
+    """``decrypt(nonce, ct || tag, aad)``."""
+    return decrypt(nonce, ct + tag, aad)
+
+
+class _HashCore:
+    """The base of the agent's hash objects: the OpenSSL hash object in ``_h``."""
+
+    __slots__ = ("_h",)
+
+    def digest(self) -> bytes:
+        return self._h.digest()
+
+    def hexdigest(self) -> str:
+        return self._h.hexdigest()
+
+
+if _speedups is not None:
+    seal_split = _speedups.seal_split
+    open_joined = _speedups.open_joined
+    HashCore: type = _speedups.HashCore
+else:
+    seal_split = _seal_split
+    open_joined = _open_joined
+    HashCore = _HashCore
+
+
+def hash_class(native_cls: type, namespace: dict, subclass_native: bool) -> type:
+    """The class of the agent's objects for one hash: ``namespace`` on a ``HashCore``.
+
+    With ``subclass_native`` it also subclasses ``native_cls`` (for code that
+    checks ``isinstance``), and is an ordinary Python class. Otherwise, with
+    the compiled path, a class the garbage collector does not track (its
+    objects are cheaper to make and free). Either way it is named later by
+    the caller (``targets/pycryptodome/hashes.py``).
+    """
+    members = {"digest": HashCore.digest, "hexdigest": HashCore.hexdigest, **namespace}
+    if subclass_native or _speedups is None:
+        bases = (native_cls, HashCore) if subclass_native else (HashCore,)
+        return type(native_cls.__name__, bases, {"__slots__": (), **members})
+    cls = _speedups.hash_class("%s.%s" % (native_cls.__module__, native_cls.__qualname__))
+    for name, value in members.items():
+        setattr(cls, name, value)
+    return cls
+
+
+def hash_new(cls: type, slot: Any, fallback: Callable) -> Any:
+    """A hash module's ``new``: ``fallback`` itself, or a compiled front for its common shape.
+
+    The compiled front serves ``new(data)`` with ``bytes`` data itself once
+    its ``ctor`` attribute is the provider's constructor (None: every call
+    goes to ``fallback``); ``fallback`` is the Python ``new`` with the same
+    signature, which serves everything else. Without the compiled path the
+    Python ``new`` is returned as it is.
+    """
+    if _speedups is None:
+        return fallback
+    front = _speedups.HashNew(cls, slot, fallback)
+    slot.counters.append(front)  # it counts the calls it serves itself
+    return front
+
+
+def gcm_new(cls: type, backing: Any, slot: Any, unresolved: object, fallback: Callable) -> Any:
+    """``AES.new``: ``fallback`` itself, or a compiled front for its GCM shape.
+
+    The compiled front serves ``new(key, 11, nonce=nonce)`` with bytes key
+    and nonce of sizes OpenSSL takes, while ``slot`` resolved to a provider,
+    the way the Python fast path at the top of ``fallback`` does (see
+    ``targets/pycryptodome/aes.py``); every other call goes to ``fallback``.
+    """
+    if _speedups is None:
+        return fallback
+    return _speedups.GcmNew(cls, backing, slot, unresolved, fallback)

@@ -1,0 +1,296 @@
+"""The compiled fast path (``accel_agent._speedups``) and its pure-Python twin.
+
+What these tests hold it to (docs/per-call-cost.md, "The compiled fast path"):
+
+* it is built wherever a C compiler and Python's headers are found (a wheel
+  that silently lost it would pass every other test, slower);
+* each compiled function gives what its pure-Python equivalent in
+  ``accel_agent.speedups`` gives, errors included, and never changes an
+  object someone else holds (``seal_split`` cuts a result short in place
+  only when it holds the sole reference);
+* the fronts it installs (``AES.new``, a hash module's ``new``) keep the
+  native function's name and wrapped original, count the calls they serve,
+  stop serving when the registry forgets its choice, and leak no reference;
+* with ``ACCEL_AGENT_SPEEDUPS=off`` (and so on a machine without a
+  compiler) the pure-Python paths give native pycryptodome's results.
+
+Whole-API correctness against native pycryptodome is the differential,
+Wycheproof and suite tests' work; they run on the compiled path.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+import sysconfig
+import textwrap
+
+import pytest
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM, ChaCha20Poly1305
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from accel_agent import registry, speedups
+from helpers import clean_environment, run_python
+from transparency_helpers import ensure_agent, import_from, require_acceleration, with_flavours
+
+
+def _compiler_and_headers() -> tuple[bool, str]:
+    compiler = (sysconfig.get_config_var("CC") or "cc").split()[0]
+    headers = os.path.join(sysconfig.get_paths()["include"], "Python.h")
+    if shutil.which(compiler) is None:
+        return False, "no C compiler (%s) on PATH" % compiler
+    if not os.path.exists(headers):
+        return False, "no Python headers (%s)" % headers
+    return True, ""
+
+
+def needs_compiled(test):
+    return pytest.mark.skipif(
+        not speedups.COMPILED, reason="the C fast path is not built here: %s" % speedups.describe()
+    )(test)
+
+
+def test_the_fast_path_is_compiled_where_it_can_be():
+    can_build, why_not = _compiler_and_headers()
+    if not can_build:
+        pytest.skip("the wheel is pure Python here: %s" % why_not)
+    assert speedups.COMPILED, speedups.describe()
+    assert speedups.describe() == "compiled (accel_agent._speedups)"
+
+
+# --------------------------------------------------------------------------- AEAD helpers
+
+AEADS = {"aes-128-gcm": (AESGCM, 16), "aes-256-gcm": (AESGCM, 32), "chacha": (ChaCha20Poly1305, 32)}
+
+
+def _outcome(function, *args):
+    try:
+        return ("returned", function(*args))
+    except Exception as exc:  # noqa: BLE001 - the exception is the outcome compared
+        return ("raised", type(exc), str(exc))
+
+
+@needs_compiled
+@settings(max_examples=300, deadline=None)
+@given(
+    aead=st.sampled_from(sorted(AEADS)),
+    data=st.one_of(st.binary(max_size=2048), st.integers(0, 70_000).map(os.urandom)),
+    aad=st.one_of(st.none(), st.binary(max_size=64)),
+    mac_len=st.integers(4, 16),
+)
+def test_seal_split_and_open_joined_match_their_python_twins(aead, data, aad, mac_len):
+    cls, key_size = AEADS[aead]
+    box = cls(os.urandom(key_size))
+    nonce = os.urandom(12)
+    compiled_pair = speedups._speedups.seal_split(box.encrypt, nonce, data, aad, mac_len)
+    python_pair = speedups._seal_split(box.encrypt, nonce, data, aad, mac_len)
+    assert compiled_pair == python_pair
+    assert [type(part) for part in compiled_pair] == [bytes, bytes]
+    sealed = box.encrypt(nonce, data, aad)
+    assert compiled_pair[0] + compiled_pair[1] == sealed[: len(data) + mac_len]
+    full_tag = speedups._seal_split(box.encrypt, nonce, data, aad, 16)[1]
+    opened = [
+        _outcome(join, box.decrypt, nonce, compiled_pair[0], tag, aad)
+        for join in (speedups._speedups.open_joined, speedups._open_joined)
+        for tag in (full_tag, bytes(16))
+    ]
+    assert opened[0] == opened[2] == ("returned", data)
+    assert opened[1][:2] == opened[3][:2] and opened[1][0] == "raised"  # InvalidTag, both
+
+
+@needs_compiled
+def test_seal_split_never_changes_a_result_someone_else_holds():
+    box = AESGCM(os.urandom(16))
+    kept = []
+
+    def encrypt_and_keep(nonce, data, aad):
+        sealed = box.encrypt(nonce, data, aad)
+        kept.append(sealed)  # a second reference: cutting it in place would show here
+        return sealed
+
+    nonce, data = os.urandom(12), os.urandom(1000)
+    ct, tag = speedups._speedups.seal_split(encrypt_and_keep, nonce, data, None, 16)
+    assert kept[0] == box.encrypt(nonce, data, None) and len(kept[0]) == 1016
+    assert ct + tag == kept[0] and ct is not kept[0]
+
+
+@needs_compiled
+@pytest.mark.parametrize(
+    ("encrypt", "mac_len", "error"),
+    [
+        (lambda nonce, data, aad: b"short", 16, TypeError),  # no room for a tag
+        (lambda nonce, data, aad: bytearray(32), 16, TypeError),  # not bytes
+        (lambda nonce, data, aad: bytes(32), 0, ValueError),
+        (lambda nonce, data, aad: bytes(32), 17, ValueError),
+        (lambda nonce, data, aad: 1 / 0, 16, ZeroDivisionError),  # raised inside: passed on
+    ],
+)
+def test_seal_split_refuses_what_is_not_ct_and_tag(encrypt, mac_len, error):
+    with pytest.raises(error):
+        speedups._speedups.seal_split(encrypt, b"n" * 12, b"", None, mac_len)
+
+
+@needs_compiled
+def test_open_joined_takes_bytes_only():
+    box = AESGCM(os.urandom(16))
+    with pytest.raises(TypeError):
+        speedups._speedups.open_joined(box.decrypt, b"n" * 12, bytearray(16), bytes(16), None)
+    with pytest.raises(TypeError):
+        speedups._speedups.seal_split(box.encrypt, b"n" * 12)
+
+
+# --------------------------------------------------------------------------- the fronts
+
+
+@needs_compiled
+@with_flavours
+def test_the_fronts_carry_the_native_functions_names(flavour):
+    ensure_agent()
+    from accel_agent import patching
+
+    aes = import_from(flavour, "Cipher.AES")
+    sha256 = import_from(flavour, "Hash.SHA256")
+    for module in (aes, sha256):
+        front = module.new
+        original = patching.get_original(module.__name__, "new")
+        assert type(front).__module__ == "accel_agent._speedups"
+        assert front.__wrapped__ is original
+        assert front.__name__ == "new" and front.__doc__ == original.__doc__
+        assert front.fallback.__wrapped__ is original  # errors name new() as native's do
+
+
+@needs_compiled
+@with_flavours
+def test_the_hash_front_counts_and_stops_when_the_registry_forgets(flavour):
+    ensure_agent()
+    require_acceleration("sha256")
+    sha256 = import_from(flavour, "Hash.SHA256")
+    import hashlib
+
+    sha256.new(b"resolve")  # the first call resolves the slot
+    assert sha256.new.ctor is not None
+    before = registry.calls()["sha256"]
+    for size in range(50):
+        data = os.urandom(size)
+        assert sha256.new(data).digest() == hashlib.sha256(data).digest()
+    assert registry.calls()["sha256"] - before == 50
+    registry.reset()
+    try:
+        assert sha256.new.ctor is None and registry.calls()["sha256"] == 0
+        assert sha256.new(b"abc").hexdigest() == hashlib.sha256(b"abc").hexdigest()
+        assert sha256.new.ctor is not None  # resolved again, by the Python path
+    finally:
+        registry.reset()
+
+
+@needs_compiled
+@with_flavours
+def test_the_fronts_keep_no_reference(flavour):
+    ensure_agent()
+    require_acceleration("aes-gcm")
+    aes = import_from(flavour, "Cipher.AES")
+    sha256 = import_from(flavour, "Hash.SHA256")
+    key, nonce, data = os.urandom(16), os.urandom(12), os.urandom(100)
+
+    def work():
+        for _ in range(200):
+            ct, tag = aes.new(key, aes.MODE_GCM, nonce=nonce).encrypt_and_digest(data)
+            aes.new(key, aes.MODE_GCM, nonce=nonce).decrypt_and_verify(ct, tag)
+            sha256.new(data).digest()
+
+    work()  # first use: slots resolved, the last key kept (key reuse)
+    counts = [sys.getrefcount(value) for value in (key, nonce, data)]
+    work()
+    assert [sys.getrefcount(value) for value in (key, nonce, data)] == counts
+
+
+# --------------------------------------------------------------------------- pure Python
+
+WORKLOAD = textwrap.dedent(
+    """
+    import hashlib, json, os, random
+    import accel_agent
+    from accel_agent import registry, speedups
+    from Crypto.Cipher import AES, ChaCha20_Poly1305
+    from Crypto.Hash import MD5, SHA256, SHA512
+
+    rng = random.Random(1)
+    sizes = [0, 1, 15, 16, 17, 64, 1000, 16384, 40000, 70000]
+
+    def transcript():
+        out = []
+        for size in sizes:
+            data = rng.randbytes(size)
+            for key_size in (16, 32):
+                key, nonce = rng.randbytes(key_size), rng.randbytes(12)
+                for mac_len in (16, 12):
+                    cipher = AES.new(key, AES.MODE_GCM, nonce=nonce, mac_len=mac_len)
+                    ct, tag = cipher.encrypt_and_digest(data)
+                    out.append((ct.hex(), tag.hex()))
+                    plain = AES.new(key, AES.MODE_GCM, nonce=nonce, mac_len=mac_len)
+                    out.append(plain.decrypt_and_verify(ct, tag).hex())
+                ct, tag = AES.new(key, AES.MODE_GCM, nonce=nonce).encrypt_and_digest(data)
+                try:
+                    AES.new(key, AES.MODE_GCM, nonce=nonce).decrypt_and_verify(ct, bytes(16))
+                except ValueError as exc:
+                    out.append(str(exc))
+            key, nonce = rng.randbytes(32), rng.randbytes(12)
+            ct, tag = ChaCha20_Poly1305.new(key=key, nonce=nonce).encrypt_and_digest(data)
+            out.append((ct.hex(), tag.hex()))
+            opener = ChaCha20_Poly1305.new(key=key, nonce=nonce)
+            out.append(opener.decrypt_and_verify(ct, tag).hex())
+            for module in (MD5, SHA256, SHA512):
+                h = module.new(data)
+                copy = h.copy()
+                copy.update(b"more")
+                out.append((h.hexdigest(), copy.hexdigest(), h.new(data).digest().hex()))
+        return out
+
+    agent = transcript()
+    calls = registry.calls()
+    accel_agent.uninstall()
+    rng = random.Random(1)
+    native = transcript()
+    print(json.dumps({
+        "speedups": accel_agent.status()["speedups"],
+        "compiled": speedups.COMPILED,
+        "same": agent == native,
+        "entries": len(agent),
+        "calls": {name: calls.get(name, 0) for name in ("aes-gcm", "chacha20-poly1305", "sha256")},
+    }))
+    """
+)
+
+
+@pytest.mark.parametrize(
+    ("setting", "expected"),
+    [("off", "pure-python"), ("0", "pure-python"), (None, "compiled"), ("on", "compiled")],
+)
+def test_both_paths_give_native_results(setting, expected):
+    if expected == "compiled" and not speedups.COMPILED:
+        pytest.skip("the C fast path is not built here: %s" % speedups.describe())
+    require_acceleration("aes-gcm")
+    result = run_python(
+        "-c",
+        WORKLOAD,
+        env=clean_environment(ACCEL_AGENT="quiet", ACCEL_AGENT_SPEEDUPS=setting),
+    )
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert report["speedups"] == expected
+    assert report["same"] and report["entries"] == 10 * 15  # sizes x entries per size
+    assert all(count > 0 for count in report["calls"].values()), report["calls"]
+
+
+def test_an_unknown_setting_keeps_the_default_and_says_so():
+    result = run_python(
+        "-c",
+        "from accel_agent import speedups; print(speedups.describe())",
+        env=clean_environment(ACCEL_AGENT_SPEEDUPS="fast"),
+    )
+    assert result.returncode == 0, result.stderr
+    assert "ACCEL_AGENT_SPEEDUPS: 'fast' is neither on nor off" in result.stderr
+    assert ("compiled" in result.stdout) == speedups.COMPILED
