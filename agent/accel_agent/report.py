@@ -65,10 +65,10 @@ def _key_reuse() -> bool:
 
 
 def _speedups() -> str:
-    """Which per-call fast path serves: ``compiled`` or ``pure-python`` (accel_agent.speedups)."""
+    """The per-call fast path: ``compiled``, ``off`` or ``not-built`` (accel_agent.speedups)."""
     from accel_agent import speedups
 
-    return "compiled" if speedups.COMPILED else "pure-python"
+    return speedups.STATE
 
 
 def _counts(choices: list[registry.Choice]) -> dict[str, int]:

@@ -9,8 +9,8 @@ functions and classes below do the same in Python, a little slower. Callers
 use only the names defined here, never ``_speedups`` directly, so both
 paths run the same code around them.
 
-``COMPILED`` says which path this process uses (``status()`` reports it as
-``speedups``); ``ACCEL_AGENT_SPEEDUPS=off``, read once when this module is
+``COMPILED`` says which path this process uses (``status()`` reports
+``STATE`` as ``speedups``); ``ACCEL_AGENT_SPEEDUPS=off``, read once when this module is
 first imported, picks the pure-Python path where the compiled one exists.
 Importing this module imports neither cryptography nor pycryptodome:
 targets import it when they patch, never at start-up.
@@ -35,6 +35,8 @@ if _allowed:
         _speedups = None
 
 COMPILED = _speedups is not None
+# What status() reports as "speedups": compiled, off (the setting), or not-built.
+STATE = "compiled" if COMPILED else "not-built" if _allowed else "off"
 TAG_SIZE = 16  # the tag pyca/cryptography's AEADs append
 AEAD_MAX_SIZE = 2**31 - 1  # the most data pyca/cryptography's one-shot AEAD calls take
 

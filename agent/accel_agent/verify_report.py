@@ -140,7 +140,8 @@ def render(facts: dict[str, Any], styled: bool = False) -> str:
 
 _SPEEDUPS = {
     "compiled": "compiled (accel_agent._speedups)",
-    "pure-python": "pure Python (the C fast path was not built here; slower per call)",
+    "off": "pure Python (ACCEL_AGENT_SPEEDUPS=off; slower per call)",
+    "not-built": "pure Python (the C fast path was not built here; slower per call)",
 }
 
 # Versions the header shows on its own lines (OpenSSL's), not as a patched library.
