@@ -33,7 +33,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from accel_agent import registry, speedups
-from helpers import clean_environment, run_python
+from helpers import REPO, clean_environment, run_python
 from transparency_helpers import ensure_agent, import_from, require_acceleration, with_flavours
 
 
@@ -59,6 +59,20 @@ def test_the_fast_path_is_compiled_where_it_can_be():
         pytest.skip("the wheel is pure Python here: %s" % why_not)
     assert speedups.COMPILED, speedups.describe()
     assert speedups.describe() == "compiled (accel_agent._speedups)"
+
+
+def test_a_machine_without_a_compiler_gets_a_pure_wheel_unless_required(tmp_path):
+    def build(choice: str, into: str):
+        environment = clean_environment(CC="/nonexistent/cc", ACCEL_AGENT_BUILD_SPEEDUPS=choice)
+        command = ["-m", "pip", "wheel", "-q", "--no-deps", "-w", tmp_path / into, REPO]
+        return run_python(*command, env=environment, timeout=300)
+
+    tried = build("try", "try")
+    assert tried.returncode == 0, tried.stderr
+    (wheel,) = (tmp_path / "try").glob("*.whl")
+    assert wheel.name.endswith("-py3-none-any.whl")  # pure Python, for any interpreter
+    required = build("require", "require")
+    assert required.returncode != 0 and not list((tmp_path / "require").glob("*.whl"))
 
 
 # --------------------------------------------------------------------------- AEAD helpers
@@ -140,6 +154,76 @@ def test_open_joined_takes_bytes_only():
         speedups._speedups.open_joined(box.decrypt, b"n" * 12, bytearray(16), bytes(16), None)
     with pytest.raises(TypeError):
         speedups._speedups.seal_split(box.encrypt, b"n" * 12)
+
+
+@needs_compiled
+@pytest.mark.parametrize("size", [0, 1000, 65535, 65536, 65537, 300_000, 1 << 20])
+@pytest.mark.parametrize("mode", ["ctr", "gcm-decrypt", "cbc"])
+def test_stream_update_matches_update(size, mode):
+    from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
+
+    key, iv = os.urandom(16), os.urandom(16)
+    size -= size % 16 if mode == "cbc" else 0
+    make = {
+        "ctr": lambda: Cipher(algorithms.AES(key), modes.CTR(iv)).encryptor(),
+        "gcm-decrypt": lambda: Cipher(algorithms.AES(key), modes.GCM(iv[:12])).decryptor(),
+        "cbc": lambda: Cipher(algorithms.AES(key), modes.CBC(iv)).encryptor(),
+    }[mode]
+    data = os.urandom(size)
+    compiled_context, python_context = make(), make()
+    for chunk in (data, data[: size // 2], b"", data):  # a stream goes on where it was
+        result = speedups._speedups.stream_update(compiled_context, chunk)
+        assert type(result) is bytes
+        assert result == speedups._stream_update(python_context, chunk)
+
+
+class _FakeContext:
+    """A streaming context whose update_into misbehaves in a chosen way."""
+
+    def __init__(self, behaviour: str) -> None:
+        self.behaviour = behaviour
+        self.kept = None
+
+    def update(self, data):
+        return b"update:" + bytes(data[:4])
+
+    def update_into(self, data, buf):
+        if self.behaviour == "raise":
+            raise ValueError("from update_into")
+        if self.behaviour == "keep":
+            self.kept = memoryview(buf)  # an export of the buffer outlives the call
+            return 0
+        if self.behaviour == "overflow":
+            return len(memoryview(buf)) + 1
+        if self.behaviour == "keep-object":
+            self.kept = buf  # the object outlives the call, but no buffer of it
+        with memoryview(buf) as view:  # as pyca/cryptography: a buffer for the call only
+            view[: len(data)] = data
+        return len(data)
+
+
+@needs_compiled
+def test_stream_update_never_returns_bytes_someone_can_still_write():
+    data = os.urandom(speedups.STREAM_UPDATE_FROM)
+    assert speedups._speedups.stream_update(_FakeContext("copy"), data) == data
+    short = speedups._speedups.stream_update(_FakeContext("copy"), data[:10])
+    assert short == b"update:" + data[:4]
+    assert speedups._speedups.stream_update(_FakeContext("copy"), bytearray(data)).startswith(
+        b"update:"
+    )  # not bytes: update() itself
+    with pytest.raises(ValueError, match="from update_into"):
+        speedups._speedups.stream_update(_FakeContext("raise"), data)
+    with pytest.raises(ValueError, match="wrote past its buffer"):
+        speedups._speedups.stream_update(_FakeContext("overflow"), data)
+    keeper = _FakeContext("keep")
+    with pytest.raises(BufferError):  # the view is still exported: nothing is returned
+        speedups._speedups.stream_update(keeper, data)
+    keeper.kept[:4] = b"safe"  # the storage is kept alive (deliberately never freed)
+    keeper.kept.release()
+    keeper = _FakeContext("keep-object")
+    assert speedups._speedups.stream_update(keeper, data) == data
+    with pytest.raises(BufferError):  # closed: it gives no buffer on the returned bytes
+        memoryview(keeper.kept)
 
 
 # --------------------------------------------------------------------------- the fronts

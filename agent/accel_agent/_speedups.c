@@ -20,6 +20,7 @@
  *   seal_split   an AEAD encrypt() whose ct || tag is returned as (ct, tag)
  *                without copying the ciphertext
  *   open_joined  an AEAD decrypt() of ct and tag joined in one allocation
+ *   stream_update  a streaming context's update() without its result copy
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -35,6 +36,8 @@ static PyObject *str_nonce;      /* "nonce" */
 static PyObject *str_backing;    /* "_backing" */
 static PyObject *str_key;        /* "_key" */
 static PyObject *str_one_shot;   /* "_one_shot" */
+static PyObject *str_update;     /* "update" */
+static PyObject *str_update_into;  /* "update_into" */
 static PyObject *empty_tuple;
 static PyObject *long_tag_size;  /* 16: the token a fresh GCM object starts with */
 
@@ -554,7 +557,131 @@ open_joined(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     return result;
 }
 
+/* stream_update(context, data) -> context.update(data)
+
+   pyca/cryptography's streaming update() builds its result in a buffer of
+   its own and copies it into a new bytes object: at 1 MiB the copy is ~10%
+   of the decryption. Here update_into() writes into a bytes object made for
+   it, through a Window on its storage, before the object is published:
+   this function holds its only reference, the window is closed before it
+   returns (and must have no buffer outstanding), and the object is then
+   cut to the length written. Data other
+   than bytes, or shorter than STREAM_COPY_SAVED_FROM, goes to update(). */
+/* A writable window on memory this module owns, for one call: it counts the
+   buffers it exports, and once closed exports none. A memoryview of raw
+   memory could not tell whether a view derived from it (memoryview(view))
+   outlived the call; this can. */
+typedef struct {
+    PyObject_HEAD
+    char *memory;        /* NULL once closed */
+    Py_ssize_t size;
+    Py_ssize_t exports;  /* buffers handed out and not yet released */
+} Window;
+
+static int
+Window_getbuffer(Window *self, Py_buffer *view, int flags)
+{
+    if (self->memory == NULL) {
+        PyErr_SetString(PyExc_BufferError, "this window was closed");
+        view->obj = NULL;
+        return -1;
+    }
+    if (PyBuffer_FillInfo(view, (PyObject *)self, self->memory, self->size, 0, flags) < 0) {
+        return -1;
+    }
+    self->exports++;
+    return 0;
+}
+
+static void
+Window_releasebuffer(Window *self, Py_buffer *view)
+{
+    self->exports--;
+}
+
+static PyBufferProcs Window_as_buffer = {
+    (getbufferproc)Window_getbuffer,
+    (releasebufferproc)Window_releasebuffer,
+};
+
+static PyTypeObject Window_Type = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "accel_agent._speedups.Window",
+    .tp_basicsize = sizeof(Window),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "A writable window on a bytes object being built (stream_update).",
+    .tp_as_buffer = &Window_as_buffer,
+};
+
+#define STREAM_SLACK 15  /* update_into() wants len(data) + block_size - 1 bytes */
+/* Below this, the memoryview and the second call cost more than the copy
+   saved (measured: 64 B +270 ns, 16 KiB +140 ns, 64 KiB -300 ns, 1 MiB -18 us). */
+#define STREAM_COPY_SAVED_FROM (64 * 1024)
+
+static PyObject *
+stream_update(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "stream_update() takes 2 arguments");
+        return NULL;
+    }
+    PyObject *context = args[0], *data = args[1];
+    if (!PyBytes_CheckExact(data) || PyBytes_GET_SIZE(data) < STREAM_COPY_SAVED_FROM) {
+        return PyObject_CallMethodOneArg(context, str_update, data);
+    }
+    Py_ssize_t capacity = PyBytes_GET_SIZE(data) + STREAM_SLACK;
+    PyObject *out = PyBytes_FromStringAndSize(NULL, capacity);
+    if (out == NULL) {
+        return NULL;
+    }
+    Window *window = PyObject_New(Window, &Window_Type);
+    if (window == NULL) {
+        Py_DECREF(out);
+        return NULL;
+    }
+    window->memory = PyBytes_AS_STRING(out);
+    window->size = capacity;
+    window->exports = 0;
+    PyObject *written =
+        PyObject_CallMethodObjArgs(context, str_update_into, data, (PyObject *)window, NULL);
+    Py_ssize_t outstanding = window->exports;
+    window->memory = NULL;  /* closed: whoever kept the window gets no buffer from it */
+    window->size = 0;
+    Py_DECREF(window);
+    if (outstanding != 0) {
+        /* A buffer on out's storage outlived the call: out must outlive it, so
+           it is deliberately never freed, and not returned either.
+           pyca/cryptography releases its buffers before update_into()
+           returns; this does not happen with it. */
+        Py_XDECREF(written);
+        if (!PyErr_Occurred()) {
+            PyErr_SetString(PyExc_BufferError,
+                            "stream_update(): a buffer of the output outlived update_into()");
+        }
+        return NULL;
+    }
+    if (written == NULL) {
+        Py_DECREF(out);
+        return NULL;
+    }
+    Py_ssize_t length = PyLong_AsSsize_t(written);
+    Py_DECREF(written);
+    if (length < 0 || length > capacity) {
+        Py_DECREF(out);
+        if (!PyErr_Occurred()) {
+            PyErr_SetString(PyExc_ValueError, "stream_update(): update_into() wrote past its buffer");
+        }
+        return NULL;
+    }
+    if (_PyBytes_Resize(&out, length) < 0) {
+        return NULL;
+    }
+    return out;
+}
+
 static PyMethodDef module_methods[] = {
+    {"stream_update", (PyCFunction)(void (*)(void))stream_update, METH_FASTCALL,
+     "stream_update(context, data) -> context.update(data), without its copy"},
     {"hash_class", (PyCFunction)hash_class, METH_O,
      "hash_class(qualified_name) -> a new subclass of HashCore, untracked by the GC"},
     {"seal_split", (PyCFunction)(void (*)(void))seal_split, METH_FASTCALL,
@@ -579,6 +706,7 @@ intern_all(void)
         {&str_digest, "digest"},     {&str_hexdigest, "hexdigest"}, 
         {&str_provider, "_provider"}, {&str_nonce, "nonce"},        {&str_backing, "_backing"},
         {&str_key, "_key"},          {&str_one_shot, "_one_shot"},
+        {&str_update, "update"},     {&str_update_into, "update_into"},
     };
     for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
         *names[i].target = PyUnicode_InternFromString(names[i].text);
@@ -603,8 +731,15 @@ PyInit__speedups(void)
             return NULL;
         }
     }
+    if (PyType_Ready(&Window_Type) < 0) {
+        return NULL;
+    }
     PyObject *module = PyModule_Create(&speedups_module);
     if (module == NULL) {
+        return NULL;
+    }
+    if (PyModule_AddIntConstant(module, "STREAM_COPY_SAVED_FROM", STREAM_COPY_SAVED_FROM) < 0) {
+        Py_DECREF(module);
         return NULL;
     }
     const char *type_names[] = {"HashCore", "HashNew", "GcmNew"};

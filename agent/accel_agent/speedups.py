@@ -3,7 +3,8 @@
 A few per-message steps cost more in Python than the budget of the issues'
 goals allows (docs/per-call-cost.md, "The compiled fast path"): the
 ``(ct, tag)`` split of an AEAD result, the call of ``AES.new`` for GCM, and
-the frames of a hash module's ``new`` and ``digest``. The wheel compiles
+the frames of a hash module's ``new`` and ``digest``, and the copy a
+streaming context's ``update`` makes of its result. The wheel compiles
 them where a C compiler is found (``hatch_build.py``); everywhere else the
 functions and classes below do the same in Python, a little slower. Callers
 use only the names defined here, never ``_speedups`` directly, so both
@@ -17,6 +18,8 @@ targets import it when they patch, never at start-up.
 """
 
 from __future__ import annotations
+
+import sys
 
 from accel_agent import config, messages
 
@@ -62,6 +65,11 @@ def _open_joined(decrypt: Callable, nonce: bytes, ct: bytes, tag: bytes, aad: An
     return decrypt(nonce, ct + tag, aad)
 
 
+def _stream_update(context: Any, data: Any) -> bytes:
+    """``context.update(data)`` (the compiled one saves the copy of its result)."""
+    return context.update(data)
+
+
 class _HashCore:
     """The base of the agent's hash objects: the OpenSSL hash object in ``_h``."""
 
@@ -77,10 +85,16 @@ class _HashCore:
 if _speedups is not None:
     seal_split = _speedups.seal_split
     open_joined = _speedups.open_joined
+    stream_update = _speedups.stream_update
+    # From this many bytes stream_update() is cheaper than update(); callers
+    # test it inline, so that shorter data pays no extra call.
+    STREAM_UPDATE_FROM: int = _speedups.STREAM_COPY_SAVED_FROM
     HashCore: type = _speedups.HashCore
 else:
     seal_split = _seal_split
     open_joined = _open_joined
+    stream_update = _stream_update
+    STREAM_UPDATE_FROM = sys.maxsize  # the twin saves nothing
     HashCore = _HashCore
 
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 from hmac import compare_digest
 
 from accel_agent import speedups
-from accel_agent.speedups import open_joined, seal_split
+from accel_agent.speedups import STREAM_UPDATE_FROM, open_joined, seal_split, stream_update
 from accel_agent.targets.pycryptodome import _aes_modes, _buffers, _order_rules
 from accel_agent.targets.pycryptodome._aead_base import AeadBase
 
@@ -200,6 +200,8 @@ class GcmCipher(AeadBase):
         context = self._context or self._open(ENCRYPT)
         self._msg_count += len(plaintext)
         self._backing.slot.calls += 1
+        if len(plaintext) >= STREAM_UPDATE_FROM:
+            return _buffers.deliver(stream_update(context, plaintext), output)
         return _buffers.deliver(context.update(plaintext), output)
 
     def digest(self) -> bytes:
@@ -250,7 +252,7 @@ class GcmCipher(AeadBase):
                 context = self._provider.encryptor(self._key, self.nonce)
                 for chunk in self._aad:
                     context.authenticate_additional_data(chunk)
-                ciphertext = context.update(plaintext)
+                ciphertext = stream_update(context, plaintext)
                 context.finalize()
                 self._tag = tag = context.tag[:mac_len]
                 self._backing.slot.calls += 1
@@ -279,7 +281,10 @@ class GcmCipher(AeadBase):
         self._next = AFTER_DECRYPT
         context = self._context or self._open(DECRYPT)
         self._msg_count += len(ciphertext)
-        plaintext = context.update(ciphertext)
+        if len(ciphertext) >= STREAM_UPDATE_FROM:
+            plaintext = stream_update(context, ciphertext)
+        else:
+            plaintext = context.update(ciphertext)
         self._keep(plaintext)
         self._backing.slot.calls += 1
         return _buffers.deliver(plaintext, output)
@@ -344,7 +349,7 @@ class GcmCipher(AeadBase):
                 context = self._provider.decryptor(self._key, self.nonce)
                 for chunk in self._aad:
                     context.authenticate_additional_data(chunk)
-                plaintext = context.update(ciphertext)
+                plaintext = stream_update(context, ciphertext)
                 try:
                     context.finalize_with_tag(received_mac_tag)
                 except self._provider.InvalidTag:

@@ -17,6 +17,7 @@ import _thread
 import os
 import sys
 
+from accel_agent.speedups import STREAM_UPDATE_FROM, stream_update
 from accel_agent.targets.pycryptodome import _buffers
 
 TYPE_CHECKING = False
@@ -164,7 +165,10 @@ class _StreamingMode(_AesMode):
                     if context is None:
                         context = self._first_use(direction, length)
                     if context is not None:
-                        result = context.update(data)
+                        if length < STREAM_UPDATE_FROM:
+                            result = context.update(data)
+                        else:
+                            result = stream_update(context, data)  # no copy of the result
                         if self._keeps_tails:
                             self._record(data, result, direction)
                         self._position += length
