@@ -291,6 +291,36 @@ def test_the_fronts_keep_no_reference(flavour):
     assert [sys.getrefcount(value) for value in (key, nonce, data)] == counts
 
 
+@with_flavours
+def test_the_hash_class_can_be_subclassed_and_survives_a_rebound_h(flavour):
+    """As native pycryptodome's classes; and digest() holds _h while it runs."""
+    ensure_agent()
+    import gc
+    import hashlib
+
+    sha256 = import_from(flavour, "Hash.SHA256")
+    cls = type(sha256.new(b"x"))
+
+    class Mine(cls):
+        pass
+
+    mine = Mine()
+    mine._h = hashlib.sha256(b"abc")
+    assert mine.hexdigest() == hashlib.sha256(b"abc").hexdigest() and isinstance(mine, cls)
+    del mine
+    gc.collect()
+
+    h = sha256.new(b"y")
+
+    class Rebinding:
+        def digest(self):
+            h._h = None  # the last reference to this object, dropped mid-call
+            return b"still here"
+
+    h._h = Rebinding()
+    assert h.digest() == b"still here" and h._h is None
+
+
 # --------------------------------------------------------------------------- pure Python
 
 WORKLOAD = textwrap.dedent(

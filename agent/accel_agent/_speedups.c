@@ -49,9 +49,10 @@ typedef struct {
 } HashCore;
 
 /* Not tracked by the garbage collector: an OpenSSL hash object refers to no
-   Python object, so no cycle can pass through _h, and a tracked object costs
-   more to make and free (the cost this type exists to cut). Subclasses with
-   a __dict__ are tracked as usual. */
+   Python object, so no cycle passes through _h as the agent uses it, and a
+   tracked object costs more to make and free (the cost this type exists to
+   cut). Classes made by a class statement from it are tracked as usual;
+   hash_class() makes the untracked ones. */
 static void
 HashCore_dealloc(HashCore *self)
 {
@@ -62,11 +63,15 @@ HashCore_dealloc(HashCore *self)
 static PyObject *
 HashCore_call_inner(HashCore *self, PyObject *name)
 {
-    if (self->h == NULL) {
+    PyObject *h = self->h;
+    if (h == NULL) {
         PyErr_SetString(PyExc_AttributeError, "_h");
         return NULL;
     }
-    return PyObject_CallMethodNoArgs(self->h, name);
+    Py_INCREF(h);  /* the call may run code that rebinds _h */
+    PyObject *result = PyObject_CallMethodNoArgs(h, name);
+    Py_DECREF(h);
+    return result;
 }
 
 static PyObject *
@@ -112,7 +117,7 @@ static PyTypeObject HashCore_Type = {
    freed through subtype_dealloc; one made here from a spec is neither, and
    making and freeing its objects is ~40 ns cheaper, a tenth of a 64-byte
    SHA-256. Its objects hold only _h; the caller sets the class's methods
-   and attributes. Not subclassable (its dealloc owns the type reference). */
+   and attributes. */
 static void
 HashCoreHeap_dealloc(HashCore *self)
 {
@@ -130,13 +135,17 @@ hash_class(PyObject *module, PyObject *qualified_name)
     if (text == NULL) {
         return NULL;
     }
-    /* Older Pythons keep spec->name as the type's tp_name: it must outlive
-       the class. A class is made once per patched module. */
+#if PY_VERSION_HEX >= 0x030B0000
+    const char *name = text;  /* copied into the type (its _ht_tpname) */
+#else
+    /* 3.9 and 3.10 keep spec->name as the type's tp_name: it must outlive the
+       class, so it is never freed (a class is made once per patched module). */
     char *name = PyMem_Malloc(size + 1);
     if (name == NULL) {
         return PyErr_NoMemory();
     }
     memcpy(name, text, size + 1);
+#endif
     PyType_Slot slots[] = {
         {Py_tp_dealloc, (void *)HashCoreHeap_dealloc},
         {Py_tp_new, (void *)PyType_GenericNew},
@@ -145,15 +154,20 @@ hash_class(PyObject *module, PyObject *qualified_name)
     PyType_Spec spec = {
         .name = name,
         .basicsize = sizeof(HashCore),
-        .flags = Py_TPFLAGS_DEFAULT,
+        /* Subclassable, as native pycryptodome's classes are. A subclass made
+           by a class statement is freed through subtype_dealloc, which leaves
+           the type's reference to this dealloc (its base is a heap type). */
+        .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
         .slots = slots,
     };
     PyObject *bases = PyTuple_Pack(1, (PyObject *)&HashCore_Type);
-    if (bases == NULL) {
-        return NULL;
+    PyObject *type = bases ? PyType_FromSpecWithBases(&spec, bases) : NULL;
+    Py_XDECREF(bases);
+#if PY_VERSION_HEX < 0x030B0000
+    if (type == NULL) {
+        PyMem_Free(name);
     }
-    PyObject *type = PyType_FromSpecWithBases(&spec, bases);
-    Py_DECREF(bases);
+#endif
     return type;
 }
 
@@ -163,6 +177,18 @@ hash_class(PyObject *module, PyObject *qualified_name)
     PyObject *fallback;            \
     PyObject *dict;                \
     vectorcallfunc vectorcall
+
+/* The Python function a front hands every other call to (NULL only after
+   the garbage collector cleared a front caught in a cycle). */
+static PyObject *
+call_fallback(PyObject *fallback, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+{
+    if (fallback == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "this accel-agent front was cleared");
+        return NULL;
+    }
+    return PyObject_Vectorcall(fallback, args, nargsf, kwnames);
+}
 
 /* ------------------------------------------------------------------ HashNew */
 
@@ -198,7 +224,7 @@ HashNew_vectorcall(HashNew *self, PyObject *const *args, size_t nargsf, PyObject
         self->calls++;
         return obj;
     }
-    return PyObject_Vectorcall(self->fallback, args, nargsf, kwnames);
+    return call_fallback(self->fallback, args, nargsf, kwnames);
 }
 
 static PyObject *
@@ -368,7 +394,7 @@ GcmNew_vectorcall(GcmNew *self, PyObject *const *args, size_t nargsf, PyObject *
             }
         }
     }
-    return PyObject_Vectorcall(self->fallback, args, nargsf, kwnames);
+    return call_fallback(self->fallback, args, nargsf, kwnames);
 }
 
 static PyObject *
@@ -382,6 +408,10 @@ GcmNew_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     }
     if (!PyCallable_Check(fallback)) {
         PyErr_SetString(PyExc_TypeError, "GcmNew: fallback must be callable");
+        return NULL;
+    }
+    if (((PyTypeObject *)cls)->tp_new == NULL) {
+        PyErr_SetString(PyExc_TypeError, "GcmNew: cls cannot be instantiated");
         return NULL;
     }
     GcmNew *self = (GcmNew *)type->tp_alloc(type, 0);
