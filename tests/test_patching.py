@@ -172,12 +172,17 @@ def test_a_module_imported_after_uninstall_stays_native(aes_modules, monkeypatch
     accel_agent.uninstall()
     name = "Crypto.Cipher.AES"
     module, original = aes_modules[name]
-    monkeypatch.delitem(sys.modules, name)
-    monkeypatch.setattr(sys.modules["Crypto.Cipher"], "AES", module)
-    fresh = __import__(name, fromlist=["new"])
-    assert fresh is not module
-    assert not patching.is_patched(name)
-    assert fresh.new.__module__ == name and not hasattr(fresh.new, "__wrapped__")
+    # The real module goes back into sys.modules at the end of this block,
+    # before agent_state restores (and re-patches) what was there: after it,
+    # agent_state would patch the fresh module and leave the real one native
+    # for the later tests of this process.
+    with monkeypatch.context() as swap:
+        swap.delitem(sys.modules, name)
+        swap.setattr(sys.modules["Crypto.Cipher"], "AES", module)
+        fresh = __import__(name, fromlist=["new"])
+        assert fresh is not module
+        assert not patching.is_patched(name)
+        assert fresh.new.__module__ == name and not hasattr(fresh.new, "__wrapped__")
 
 
 def test_uninstall_without_activation_is_harmless(aes_modules):
