@@ -259,6 +259,28 @@ def exclusions_from_environment(conf: ConfFile | None = None) -> frozenset[str]:
     return parse_exclusions(os.environ.get(ENV_EXCLUDE), conf_value)
 
 
+def _on_off_choice(
+    candidates: tuple[tuple[str, str | None], ...], if_unknown: bool, meaning: str
+) -> tuple[bool, str | None]:
+    """(the first on/off value set among ``candidates``, a problem to report).
+
+    ``candidates`` are (source, raw value) in precedence order; unset or
+    blank values are skipped, and the spellings modes take (1/0, yes/no,
+    true/false) count. A value that is neither on nor off stops the search
+    with ``if_unknown`` and a problem line ending in ``meaning``. Nothing
+    set: on.
+    """
+    for source, raw in candidates:
+        if raw is None or not raw.strip():
+            continue
+        value = raw.strip().lower()
+        value = _MODE_ALIASES.get(value, value)
+        if value not in ("on", "off"):
+            return if_unknown, "%s: %r is neither on nor off; %s" % (source, raw, meaning)
+        return value == "on", None
+    return True, None
+
+
 def key_reuse_choice(conf: ConfFile | None = None) -> tuple[bool, str | None]:
     """(whether AEAD key reuse is on, a problem to report): the variable wins over the file.
 
@@ -269,15 +291,7 @@ def key_reuse_choice(conf: ConfFile | None = None) -> tuple[bool, str | None]:
         (ENV_KEY_REUSE, os.environ.get(ENV_KEY_REUSE)),
         ("default file", conf.values.get("key_reuse") if conf else None),
     )
-    for source, raw in candidates:
-        if raw is None or not raw.strip():
-            continue
-        value = raw.strip().lower()
-        value = _MODE_ALIASES.get(value, value)  # the spellings modes take: 1/0, yes/no...
-        if value not in ("on", "off"):
-            return False, "%s: %r is neither on nor off; key reuse is off" % (source, raw)
-        return value == "on", None
-    return True, None
+    return _on_off_choice(candidates, False, "key reuse is off")
 
 
 def key_reuse_from_environment(conf: ConfFile | None = None) -> bool:
@@ -290,17 +304,8 @@ def speedups_choice() -> tuple[bool, str | None]:
     A value that is neither on nor off keeps the default (on): the setting
     changes speed, never results.
     """
-    raw = os.environ.get(ENV_SPEEDUPS)
-    if raw is None or not raw.strip():
-        return True, None
-    value = raw.strip().lower()
-    value = _MODE_ALIASES.get(value, value)
-    if value not in ("on", "off"):
-        return True, "%s: %r is neither on nor off; the compiled fast path is used" % (
-            ENV_SPEEDUPS,
-            raw,
-        )
-    return value == "on", None
+    candidates = ((ENV_SPEEDUPS, os.environ.get(ENV_SPEEDUPS)),)
+    return _on_off_choice(candidates, True, "the compiled fast path is used")
 
 
 def xoption_value() -> object:

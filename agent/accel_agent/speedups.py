@@ -19,6 +19,7 @@ targets import it when they patch, never at start-up.
 
 from __future__ import annotations
 
+import functools
 import sys
 
 from accel_agent import config, messages
@@ -44,13 +45,17 @@ TAG_SIZE = 16  # the tag pyca/cryptography's AEADs append
 AEAD_MAX_SIZE = 2**31 - 1  # the most data pyca/cryptography's one-shot AEAD calls take
 
 
+# Each STATE for people (describe(); verify's "fast path" row).
+DESCRIPTIONS = {
+    "compiled": "compiled (accel_agent._speedups)",
+    "off": "pure Python (%s=off; slower per call)" % config.ENV_SPEEDUPS,
+    "not-built": "pure Python (the C fast path was not built here; slower per call)",
+}
+
+
 def describe() -> str:
     """One line for people: which path this process uses."""
-    if COMPILED:
-        return "compiled (accel_agent._speedups)"
-    if not _allowed:
-        return "pure Python (%s=off)" % config.ENV_SPEEDUPS
-    return "pure Python (accel_agent._speedups was not built or cannot load)"
+    return DESCRIPTIONS[STATE]
 
 
 def _seal_split(encrypt: Callable, nonce: bytes, data: bytes, aad: Any, mac_len: int) -> tuple:
@@ -117,30 +122,61 @@ def hash_class(native_cls: type, namespace: dict, subclass_native: bool) -> type
     return cls
 
 
-def hash_new(cls: type, slot: Any, fallback: Callable) -> Any:
+def _named_like(original: Callable, fallback: Callable, make_front: Callable) -> Any:
+    """``fallback``, or the compiled front ``make_front()`` builds on it; named as ``original``.
+
+    Both carry the native function's name, documentation and ``__wrapped__``
+    (``functools.update_wrapper``): the fallback's argument errors then read
+    "new() takes ..." as native's do.
+    """
+    functools.update_wrapper(fallback, original)
+    if _speedups is None:
+        return fallback
+    front = make_front()
+    functools.update_wrapper(front, original)
+    return front
+
+
+def hash_new(cls: type, slot: Any, fallback: Callable, original: Callable) -> Any:
     """A hash module's ``new``: ``fallback`` itself, or a compiled front for its common shape.
 
     The compiled front serves ``new(data)`` with ``bytes`` data itself once
     its ``ctor`` attribute is the provider's constructor (None: every call
     goes to ``fallback``); ``fallback`` is the Python ``new`` with the same
     signature, which serves everything else. Without the compiled path the
-    Python ``new`` is returned as it is.
+    Python ``new`` is returned as it is. Either is named as ``original``.
     """
-    if _speedups is None:
-        return fallback
-    front = _speedups.HashNew(cls, slot, fallback)
-    slot.counters.append(front)  # it counts the calls it serves itself
-    return front
+
+    def make_front() -> Any:
+        front = _speedups.HashNew(cls, slot, fallback)
+        slot.counters.append(front)  # it counts the calls it serves itself
+        return front
+
+    return _named_like(original, fallback, make_front)
 
 
-def gcm_new(cls: type, backing: Any, slot: Any, unresolved: object, fallback: Callable) -> Any:
+def gcm_new(
+    cls: type, backing: Any, slot: Any, unresolved: object, fallback: Callable, original: Callable
+) -> Any:
     """``AES.new``: ``fallback`` itself, or a compiled front for its GCM shape.
 
     The compiled front serves ``new(key, 11, nonce=nonce)`` with bytes key
     and nonce of sizes OpenSSL takes, while ``slot`` resolved to a provider,
     the way the Python fast path at the top of ``fallback`` does (see
     ``targets/pycryptodome/aes.py``); every other call goes to ``fallback``.
+    Either is named as ``original``.
     """
-    if _speedups is None:
-        return fallback
-    return _speedups.GcmNew(cls, backing, slot, unresolved, fallback)
+    return _named_like(
+        original, fallback, lambda: _speedups.GcmNew(cls, backing, slot, unresolved, fallback)
+    )
+
+
+def seal_one_shot_limit(copying_limit: int) -> int:
+    """Up to what size a whole AEAD encryption should go to the one-shot call.
+
+    The one-shot call returns ``ct || tag``: compiled, ``seal_split`` cuts it
+    in place, so any size pyca/cryptography takes is cheaper than a stream;
+    in Python the ciphertext is copied out, which past ``copying_limit``
+    costs more than streaming.
+    """
+    return AEAD_MAX_SIZE if _speedups is not None else copying_limit

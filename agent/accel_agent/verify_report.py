@@ -128,7 +128,10 @@ def render(facts: dict[str, Any], styled: bool = False) -> str:
         if dist not in _NOT_TARGETS:
             lines.append(textwrap_row(dist, version or "not installed"))
     if facts.get("speedups"):
-        lines.append(textwrap_row("fast path", _SPEEDUPS.get(facts["speedups"], facts["speedups"])))
+        from accel_agent.speedups import DESCRIPTIONS
+
+        state = facts["speedups"]
+        lines.append(textwrap_row("fast path", DESCRIPTIONS.get(state, state)))
     lines.extend(_environment_lines(facts.get("environment")))
     lines.append("")
     lines.extend(_primitive_lines(facts["primitives"], styled))
@@ -137,12 +140,6 @@ def render(facts: dict[str, Any], styled: bool = False) -> str:
     lines.extend(_verdict_lines(facts, styled))
     return "\n".join(lines)
 
-
-_SPEEDUPS = {
-    "compiled": "compiled (accel_agent._speedups)",
-    "off": "pure Python (ACCEL_AGENT_SPEEDUPS=off; slower per call)",
-    "not-built": "pure Python (the C fast path was not built here; slower per call)",
-}
 
 # Versions the header shows on its own lines (OpenSSL's), not as a patched library.
 _NOT_TARGETS = ("cryptography", "openssl_cryptography", "openssl_python")

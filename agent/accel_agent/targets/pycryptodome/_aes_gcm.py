@@ -42,7 +42,7 @@ BLOCK_SIZE = 16
 # copy). Encryption's ct || tag is cut apart in place by the compiled
 # speedups.seal_split; without it, it is copied too.
 OPEN_ONE_SHOT_LIMIT = 32 * 1024
-SEAL_ONE_SHOT_LIMIT = speedups.AEAD_MAX_SIZE if speedups.COMPILED else OPEN_ONE_SHOT_LIMIT
+SEAL_ONE_SHOT_LIMIT = speedups.seal_one_shot_limit(OPEN_ONE_SHOT_LIMIT)
 PLAINTEXT_KEPT_LIMIT = 4 * 1024 * 1024  # decrypted bytes kept for a second verify
 # The smallest limits of any supported pycryptodome (4.x; 3.x allows more): at
 # or past them a native object with the same counts decides whether to raise.

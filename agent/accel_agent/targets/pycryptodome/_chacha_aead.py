@@ -39,7 +39,7 @@ TAG_SIZE = 16
 # ct || tag, a copy; encryption's result is cut apart in place by the
 # compiled speedups.seal_split, and copied without it (as _aes_gcm.py).
 OPEN_ONE_SHOT_LIMIT = 64 * 1024
-SEAL_ONE_SHOT_LIMIT = speedups.AEAD_MAX_SIZE if speedups.COMPILED else OPEN_ONE_SHOT_LIMIT
+SEAL_ONE_SHOT_LIMIT = speedups.seal_one_shot_limit(OPEN_ONE_SHOT_LIMIT)
 # The message starts at keystream block 1 of a 32-bit counter: past the last
 # but one block, a native object with the same count decides whether to raise.
 MESSAGE_LIMIT = 64 * ((1 << 32) - 2)

@@ -11,7 +11,6 @@ goes to the original ``new``, so pycryptodome raises its own errors.
 
 from __future__ import annotations
 
-import functools
 import os
 import sys
 
@@ -111,12 +110,9 @@ def patch(module: ModuleType) -> None:
                         return cipher
         return original_new(key, mode, *args, **kwargs)
 
-    functools.update_wrapper(new, original_new)
     # With the compiled fast path, the GCM shape above is served in C and
     # ``new`` takes every other call (speedups.gcm_new).
-    installed = speedups.gcm_new(GcmCipher, gcm_backing, gcm_slot, _UNRESOLVED, new)
-    if installed is not new:
-        functools.update_wrapper(installed, original_new)
+    installed = speedups.gcm_new(GcmCipher, gcm_backing, gcm_slot, _UNRESOLVED, new, original_new)
     patching.patch_attribute(module, "new", installed)
 
 

@@ -142,12 +142,7 @@ def _class_facts(native_obj: Any) -> dict[str, Any]:
 
 
 def _install(module: ModuleType, name: str, replacement: Callable) -> None:
-    original = getattr(module, name)
-    functools.update_wrapper(replacement, original)
-    fallback = getattr(replacement, "fallback", None)  # behind a compiled front (speedups)
-    if fallback is not None:
-        # Its argument errors name the function as native's do ("new() takes ...").
-        functools.update_wrapper(fallback, original)
+    functools.update_wrapper(replacement, getattr(module, name))
     patching.patch_attribute(module, name, replacement)
 
 
@@ -232,7 +227,7 @@ def _patch_simple(module: ModuleType, primitive: str) -> None:
             return h
         return slow_new(data)
 
-    installed = speedups.hash_new(cls, slot, new)
+    installed = speedups.hash_new(cls, slot, new, native_new)
 
     def slow_new(data: Any) -> Any:
         provider = slot.get()
@@ -248,7 +243,7 @@ def _patch_simple(module: ModuleType, primitive: str) -> None:
             installed.ctor = value
 
     registry.reset_listeners.append(lambda: set_ctor(None))
-    _install(module, "new", installed)
+    patching.patch_attribute(module, "new", installed)  # named by hash_new
     _patch_oneshot(module, slot, native_new)
 
 
@@ -295,7 +290,7 @@ def _patch_sha512(module: ModuleType) -> None:
             return h
         return general_new(data, truncate)
 
-    installed = speedups.hash_new(full_maker, full_slot, new)
+    installed = speedups.hash_new(full_maker, full_slot, new, native_new)
 
     def set_ctor(value: Callable | None) -> None:
         nonlocal ctor
@@ -323,7 +318,7 @@ def _patch_sha512(module: ModuleType) -> None:
         return fresh(data)
 
     registry.reset_listeners.append(lambda: set_ctor(None))
-    _install(module, "new", installed)
+    patching.patch_attribute(module, "new", installed)  # named by hash_new
     native_digest = getattr(module, "digest", None)
     if native_digest is None or not callable(native_digest):
         return
