@@ -1,0 +1,29 @@
+"""Objects as programs hold them: the agent is on, calls are counted, markers are checked.
+
+The tests in this folder compare the agent with native pycryptodome on
+objects used the way real programs use them: shared by threads with KiB-MiB
+calls, copied mid-stream, pickled, weakly referenced, subclassed and
+type-checked, given ``output=`` buffers that alias the input, and fed inputs
+at the size limits of OpenSSL's one-call APIs. The comparison machinery
+(markers, the tally and its terminal summary) is :mod:`transparency_helpers`'.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/: transparency_helpers
+
+import transparency_helpers as th  # noqa: E402
+
+
+def pytest_configure(config):
+    th.register_plugin(config)
+
+
+@pytest.fixture(autouse=True)
+def _agent_on_and_counted(request):
+    yield from th.track(request)
