@@ -14,14 +14,14 @@ are absent.
 
 from __future__ import annotations
 
-import json
-import os
 import sys
 from pathlib import Path
 
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/: transparency_helpers
+
+from wycheproof_vectors import has_vectors, read_document, vectors_dir  # noqa: E402
 
 from transparency_helpers import (  # noqa: E402
     RAISED,
@@ -33,12 +33,6 @@ from transparency_helpers import (  # noqa: E402
     is_accelerated,
 )
 
-VECTOR_DIR = Path(
-    os.environ.get(
-        "WYCHEPROOF_DIR",
-        Path(__file__).resolve().parents[3] / "shared" / "testvectors" / "wycheproof",
-    )
-)
 FILES = {
     "chacha20-poly1305": "chacha20_poly1305_test.json",
     "xchacha20-poly1305": "xchacha20_poly1305_test.json",
@@ -65,10 +59,9 @@ class Vector:
 
 
 def load(primitive: str) -> list[Vector]:
-    path = VECTOR_DIR / FILES[primitive]
-    if not path.exists():
+    if not has_vectors(FILES[primitive]):
         return []
-    document = json.loads(path.read_text())
+    document = read_document(FILES[primitive])
     return [Vector(test) for group in document["testGroups"] for test in group["tests"]]
 
 
@@ -78,7 +71,7 @@ CASES = [(p, v) for p, vectors in VECTORS.items() for v in vectors]
 if not FLAVOURS:
     pytest.skip("neither pycryptodome nor pycryptodomex is installed", allow_module_level=True)
 if not CASES:
-    pytest.skip("Wycheproof vectors not found in %s" % VECTOR_DIR, allow_module_level=True)
+    pytest.skip("Wycheproof vectors not found in %s" % vectors_dir(), allow_module_level=True)
 
 
 def one_shot(rec, module, v):

@@ -6,7 +6,7 @@ component, empty or not) and, for the AEAD form (RFC 5297 section 6), the
 nonce as the final component (``nonce=``); a wrong tag raises
 ``ValueError("MAC check failed")``. KWP (``MODE_KWP``, pycryptodome 4.x)
 ``seal``s and ``unseal``s; a bad wrapped key raises ``ValueError``.
-Wycheproof has no aes_wrap or aes_ocb file in shared/ (RFC 3394 and 7253
+tests/vectors/wycheproof/ has no aes_wrap or aes_ocb file (RFC 3394 and 7253
 vectors are the self-checks' and pycryptodome's own tests').
 """
 

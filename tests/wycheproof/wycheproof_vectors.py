@@ -1,9 +1,11 @@
 """Wycheproof vectors as data, and the test factory that runs them under the agent.
 
-The vectors live outside the repository (design.md): ``ACCEL_WYCHEPROOF_DIR``,
-or ``<repo>/../shared/testvectors/wycheproof``, where CI keeps a copy of
-shared/ beside the clone. When the folder or a file is missing, the tests
-that need it skip with the reason.
+The vectors ship with the repository, gzip-compressed, in
+``tests/vectors/wycheproof/`` (its README names the upstream revision and
+licence). ``ACCEL_WYCHEPROOF_DIR`` points the tests at another folder of
+Wycheproof files instead (plain ``.json`` or ``.json.gz``), a newer upstream
+checkout, say. A file missing from that folder skips the tests that need it,
+with the reason.
 
 A Wycheproof test module is a call to :func:`wycheproof_test` with
 
@@ -26,6 +28,7 @@ path (``accelerated(vector)`` names the primitive).
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
 from functools import cache
@@ -42,7 +45,7 @@ from transparency_helpers import (
 )
 
 ENV_DIR = "ACCEL_WYCHEPROOF_DIR"
-DEFAULT_DIR = REPO_ROOT.parent / "shared" / "testvectors" / "wycheproof"
+DEFAULT_DIR = REPO_ROOT / "tests" / "vectors" / "wycheproof"
 
 # Fields that hold hex; everything else is kept as it is in the file.
 HEX_FIELDS = frozenset(
@@ -53,6 +56,31 @@ HEX_FIELDS = frozenset(
 
 def vectors_dir() -> Path:
     return Path(os.environ.get(ENV_DIR) or DEFAULT_DIR)
+
+
+def vector_path(filename: str) -> Path:
+    """Where ``filename`` (``aes_gcm_test.json``) is: plain or gzipped; FileNotFoundError if absent."""
+    folder = vectors_dir()
+    for candidate in (folder / filename, folder / (filename + ".gz")):
+        if candidate.is_file():
+            return candidate
+    raise FileNotFoundError("%s (nor %s.gz)" % (folder / filename, filename))
+
+
+def has_vectors(filename: str) -> bool:
+    try:
+        vector_path(filename)
+    except FileNotFoundError:
+        return False
+    return True
+
+
+def read_document(filename: str) -> dict:
+    """A Wycheproof file's JSON document, read with the standard library."""
+    path = vector_path(filename)
+    opener = gzip.open if path.suffix == ".gz" else open
+    with opener(path, "rt", encoding="utf-8") as handle:
+        return json.load(handle)
 
 
 class Vector:
@@ -95,16 +123,14 @@ class Vector:
 @cache
 def load(filename: str) -> tuple[dict, tuple[Vector, ...]]:
     """(the file's header, its vectors); FileNotFoundError when absent."""
-    path = vectors_dir() / filename
-    with open(path, encoding="utf-8") as handle:
-        content = json.load(handle)
+    content = read_document(filename)
     header = {k: v for k, v in content.items() if k != "testGroups"}
     vectors = tuple(
         Vector(filename, group, test) for group in content["testGroups"] for test in group["tests"]
     )
     if len(vectors) != content.get("numberOfTests", len(vectors)):
         raise ValueError(
-            "%s: %d tests, header says %d" % (path, len(vectors), content["numberOfTests"])
+            "%s: %d tests, header says %d" % (filename, len(vectors), content["numberOfTests"])
         )
     return header, vectors
 

@@ -1,7 +1,7 @@
 """Wycheproof's RSA PKCS#1 v1.5 signatures through python-rsa's ``verify``, agent vs native.
 
-Every vector of ``rsa_signature_2048_sha256_test.json`` (the vectors live
-outside the repository; see tests/wycheproof/wycheproof_vectors.py) is
+Every vector of ``rsa_signature_2048_sha256_test.json`` (in
+tests/vectors/wycheproof/; see tests/wycheproof/wycheproof_vectors.py) is
 verified with the agent and natively: the transcripts must be identical.
 Then the verdict is held against Wycheproof's: a valid signature returns
 ``"SHA-256"``, an invalid one raises ``VerificationError``. One exception is
