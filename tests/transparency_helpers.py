@@ -464,6 +464,8 @@ def env_int(name: str, default: int) -> int:
 # --------------------------------------------------------------------------- pytest glue
 
 _WORKER_KEY = "accel_transparency_tally"
+# The report of a test's call phase, kept for its fixtures' teardown.
+_CALL_REPORT = pytest.StashKey()
 
 
 class SummaryPlugin:
@@ -478,6 +480,13 @@ class SummaryPlugin:
         config.addinivalue_line(
             "markers", "native_only(primitive): the test must make no accelerated call of it"
         )
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_makereport(self, item, call):
+        outcome = yield
+        report = outcome.get_result()
+        if report.when == "call":
+            item.stash[_CALL_REPORT] = report
 
     def pytest_sessionfinish(self, session):
         workeroutput = getattr(session.config, "workeroutput", None)
@@ -512,6 +521,9 @@ def track(request):
     delta = count_delta(before, call_counts())
     TALLY.add_calls(request.node.nodeid, delta)
     TALLY.current = "<outside a test>"
+    report = request.node.stash.get(_CALL_REPORT, None)
+    if report is not None and report.skipped:
+        return  # a test that skipped (its input is missing, say) made no calls to check
     marker = request.node.get_closest_marker("accelerates")
     if marker is not None:
         primitive = marker.args[0] if marker.args else _case_primitive(request)
