@@ -5,7 +5,7 @@
 #   make run     venv + install '.[pycryptodome]', accel-agent verify, the demo
 #                (examples/seal_files.py natively and under the agent, timed, cross-checked)
 #   make test    install '.[test]', run the test suite (pytest -n auto)
-#   make lint    ruff check, and docs/activation.md's settings table is current
+#   make lint    ruff check, and the docs' generated tables (settings, targets) are current
 #   make bench   start-up cost, then native vs agent vs cryptography per primitive
 #                (BENCH_ARGS for the first, CRYPTO_BENCH_ARGS="--quick" for the second;
 #                the second is `accel-agent bench`: CSV and chart in bench/results/)
@@ -61,7 +61,7 @@ $(VENV)/.installed-test: $(VENV)/pyvenv.cfg $(AGENT_SOURCES)
 	$(PIP) install -q '.[test]'
 	@touch $@
 
-# The other libraries the agent patches (issue 9), pinned in requirements/: the
+# The other libraries the agent patches, pinned in requirements/: the
 # bench has rows for them (agent/accel_agent/bench/families/python_ecdsa.py, ...).
 LIBRARY_PINS := $(wildcard requirements/python-*.txt requirements/pyaes*.txt)
 
@@ -88,15 +88,15 @@ test: $(VENV)/.installed-test
 	fi; \
 	exit $$rc
 
-# The settings table is checked against the source tree's config.py (-S: no
+# The docs' tables are checked against the source tree's code (-S: no
 # .pth, so the installed copy cannot answer instead).
 lint: $(VENV)/.installed-dev
 	$(VENV)/bin/ruff check .
-	PYTHONPATH=agent $(PYTHON) -S .ci/settings_table.py --check docs/activation.md
+	PYTHONPATH=agent $(PYTHON) -S .ci/docs_tables.py --check
 
 # The start-up cost, then every family side by side: native pycryptodome,
 # pycryptodome under the agent, direct pyca/cryptography, with ratios and the
-# issues' goals (reported, not enforced: the machine is shared and noisy).
+# project's performance targets of docs/performance.md (reported, not enforced: the machine is shared and noisy).
 bench: $(VENV)/.installed-run $(VENV)/.installed-bench $(VENV)/.installed-libraries
 	$(PY) -m bench.startup $(BENCH_ARGS)
 	$(VENV)/bin/accel-agent bench --check-goals $(CRYPTO_FILES) $(CRYPTO_BENCH_ARGS)

@@ -19,7 +19,7 @@ import pytest
 from click.testing import CliRunner
 
 from accel_agent import cli
-from accel_agent.bench import command, crypto, families, report
+from accel_agent.bench import command, crypto, families, report, targets
 from accel_agent.bench.progress import ProgressBar
 from helpers import (
     MASK_AES_NI,
@@ -216,7 +216,6 @@ def test_outputs_that_differ_exit_1(agent_state, monkeypatch, tmp_path):
             "NAME": "fake",
             "TITLE": "a family whose outputs differ",
             "ROWS": (families.Row("differs", "aes-ecb", build, sizes=(16,)),),
-            "GOALS": (),
         },
     )
     monkeypatch.setattr(command, "FAMILIES", ("fake",))
@@ -333,3 +332,22 @@ def test_every_family_module_follows_the_api():
         assert module.ROWS and all(isinstance(row, families.Row) for row in module.ROWS)
         labels = [row.label for row in module.ROWS]
         assert len(labels) == len(set(labels)), module.NAME
+
+
+def test_every_target_names_a_row_its_family_measures_at_that_size():
+    """A target for a row or size that no family measures would SKIP forever, unnoticed."""
+    assert set(targets.TARGETS) <= set(families.FAMILIES)
+    modules, skipped = crypto.load_families(list(targets.TARGETS))
+    assert not skipped, skipped  # the test extra installs every family's library
+    for module in modules:
+        sizes = {
+            row.label: set(row.sizes_for(families.STANDARD_SIZES)) for row in module.ROWS
+        }
+        for goal in targets.for_family(module.NAME):
+            assert goal.row in sizes, (module.NAME, goal)
+            assert goal.size in sizes[goal.row], (module.NAME, goal)
+
+
+def test_the_documented_targets_are_the_code_s():
+    text = (Path(__file__).resolve().parents[1] / "docs" / "performance.md").read_text()
+    assert targets.markdown_table() in text

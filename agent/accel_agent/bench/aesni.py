@@ -16,10 +16,10 @@ import statistics
 import subprocess
 import sys
 
-from accel_agent.bench.crypto import NOT_SLOWER_TOLERANCE, slower_rows
 from accel_agent.bench.families import KIB, size_label
 from accel_agent.bench.report import format_ns, primitive_summary, wrapped
 from accel_agent.bench.table import Table, format_ratio
+from accel_agent.bench.targets import NOT_SLOWER_TOLERANCE, slower_rows
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

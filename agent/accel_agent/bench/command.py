@@ -11,7 +11,7 @@ import os
 import sys
 import time
 
-from accel_agent.bench import aesni, chart, crypto, report
+from accel_agent.bench import aesni, chart, crypto, report, targets
 from accel_agent.bench.families import FAMILIES
 from accel_agent.bench.progress import ProgressBar
 
@@ -144,7 +144,7 @@ def execute(options: Options) -> Outcome:
     bar = ProgressBar(prefix=prefix, enabled=options.progress)
     doc = crypto.run(options.families, settings, switch, bar)
     doc["machine"] = machine
-    verdicts = crypto.check_goals(doc) if options.check_goals else None
+    verdicts = targets.check_goals(doc) if options.check_goals else None
     masked = aesni.run_masked_child(options.timing_arguments()) if options.aesni_ab else None
     outcome = Outcome()
     outcome.measured = len(doc["rows"])

@@ -32,15 +32,13 @@ import os
 import platform
 import time
 
-from accel_agent.bench import timing
+from accel_agent.bench import targets, timing
 from accel_agent.bench.families import STANDARD_SIZES, flatten, load, size_label
-from accel_agent.bench.table import verdict
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
-NOT_SLOWER_TOLERANCE = 1.05  # "agent never slower than native", allowing 5 % of noise
 NOISY_SPREAD = 0.20  # samples of one variant spreading over 20 % of their median
 
 CLOCK_LABELS = {
@@ -388,7 +386,7 @@ def run(families: Sequence[str], settings: Settings, switch: AgentSwitch, progre
         "families": [m.NAME for m in modules],
         "skipped_families": skipped_families,
         "titles": {m.NAME: m.TITLE for m in modules},
-        "goals": {m.NAME: list(getattr(m, "GOALS", ())) for m in modules},
+        "goals": {m.NAME: list(targets.for_family(m.NAME)) for m in modules},
         "agent": {
             "version": switch.version,
             "active_at_start": switch.active_at_start,
@@ -405,58 +403,3 @@ def run(families: Sequence[str], settings: Settings, switch: AgentSwitch, progre
 def broken(doc: dict) -> bool:
     """Whether a row's outputs differed from native, or a variant raised: a correctness bug."""
     return bool(doc["errors"]) or any(r["outputs_differ"] for r in doc["rows"])
-
-
-# --- goals ------------------------------------------------------------------------------
-
-
-def check_goals(doc: dict) -> list[dict]:
-    """Each goal's verdict; a goal whose row was not measured is SKIP."""
-    by_key = {(r["family"], r["row"], r["size"]): r for r in doc["rows"]}
-    verdicts = []
-    for family, goals in doc["goals"].items():
-        for goal in goals:
-            row = by_key.get((family, goal.row, goal.size))
-            label = "%s %s" % (goal.row, size_label(goal.size))  # what the table shows
-            name = "%s %s" % (family, label)
-            if row is None:
-                verdicts.append(
-                    {
-                        "goal": name,
-                        "label": label,
-                        "target": goal.describe(),
-                        "measured": "-",
-                        "verdict": "SKIP",
-                    }
-                )
-                continue
-            passed, measured = goal.judge(row["fraction_of_direct"], row["speedup"])
-            verdicts.append(
-                {
-                    "goal": name,
-                    "label": label,
-                    "target": goal.describe(),
-                    "measured": measured,
-                    "verdict": verdict(passed),
-                }
-            )
-    slower = slower_rows(doc["rows"])
-    verdicts.append(
-        {
-            "goal": "every row",
-            "target": "agent <= %.2f x native" % NOT_SLOWER_TOLERANCE,
-            "measured": "%d/%d rows" % (len(doc["rows"]) - len(slower), len(doc["rows"])),
-            "verdict": verdict(not slower),
-            "slower_rows": [
-                "%s %s %s (%.2f x)"
-                % (r["family"], r["row"], size_label(r["size"]), 1.0 / r["speedup"])
-                for r in slower
-            ],
-        }
-    )
-    return verdicts
-
-
-def slower_rows(rows: Sequence[dict]) -> list[dict]:
-    """Rows where the agent took more than NOT_SLOWER_TOLERANCE x native's time."""
-    return [r for r in rows if r["speedup"] * NOT_SLOWER_TOLERANCE < 1.0]

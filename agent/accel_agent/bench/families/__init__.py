@@ -2,7 +2,7 @@
 
 A family module (``agent/accel_agent/bench/families/aes.py`` is the model)
 imports its helpers from this package
-(``from accel_agent.bench.families import KIB, MIB, Goal, Row, random_bytes``)
+(``from accel_agent.bench.families import KIB, MIB, Row, random_bytes``)
 and defines:
 
 * ``NAME`` - what ``--family`` selects (``"aes"``);
@@ -13,7 +13,6 @@ and defines:
   same work: ``(pycryptodome_call, direct_call)``. The pycryptodome call is
   timed twice, with the agent uninstalled (native) and active (agent); the
   direct call uses pyca/cryptography as its own users would;
-* ``GOALS`` - a tuple of :class:`Goal` that ``--check-goals`` reports.
 
 Both callables must return the same bytes (a tuple of bytes counts as their
 concatenation, so ``encrypt_and_digest``'s ``(ct, tag)`` matches AESGCM's
@@ -23,7 +22,11 @@ call time (``AES.new(...)``, never a ``new`` bound at import), or the agent's
 patch would be invisible to it. Per-call objects (ciphers, contexts) are
 created inside the callables: the common usage is one new cipher per message.
 
-Adding a family: a new module here with those four names, and its name in
+A family's performance targets, if it has any, are in
+:mod:`accel_agent.bench.targets`, not here: they are the project's promises,
+listed in docs/performance.md.
+
+Adding a family: a new module here with those three names, and its name in
 :data:`FAMILIES`; ``accel-agent bench --family NAME`` then runs it. A family
 whose library is not installed (its import raises ImportError) is left out
 of a run with that reason, so a family may measure an optional library
@@ -90,52 +93,6 @@ class Row:
 
     def __repr__(self) -> str:
         return "Row(%r, %r)" % (self.label, self.primitive)
-
-
-class Goal:
-    """A target for one row at one size, judged on the medians of a run.
-
-    ``min_fraction``: the agent must reach this fraction of direct
-    cryptography's speed (direct time / agent time >= min_fraction).
-    ``max_time_ratio``: the agent's time may be at most this many times the
-    direct time. ``min_speedup``: the agent must be this many times faster
-    than native pycryptodome (native time / agent time). Give exactly one.
-    """
-
-    __slots__ = ("row", "size", "min_fraction", "max_time_ratio", "min_speedup")
-
-    def __init__(
-        self,
-        row: str,
-        size: int,
-        min_fraction: float | None = None,
-        max_time_ratio: float | None = None,
-        min_speedup: float | None = None,
-    ) -> None:
-        if [min_fraction, max_time_ratio, min_speedup].count(None) != 2:
-            raise ValueError("give exactly one of min_fraction, max_time_ratio and min_speedup")
-        self.row = row
-        self.size = size
-        self.min_fraction = min_fraction
-        self.max_time_ratio = max_time_ratio
-        self.min_speedup = min_speedup
-
-    def describe(self) -> str:
-        if self.min_fraction is not None:
-            return ">= %.2fx of direct" % self.min_fraction
-        if self.min_speedup is not None:
-            return ">= %.2fx native speed" % self.min_speedup
-        return "time <= %.2f x direct" % self.max_time_ratio
-
-    def judge(self, fraction_of_direct: float, speedup: float = 0.0) -> tuple[bool, str]:
-        """(passed, the measured value as text), from direct time / agent time
-        (and native time / agent time for ``min_speedup``)."""
-        if self.min_fraction is not None:
-            return fraction_of_direct >= self.min_fraction, "%.2fx" % fraction_of_direct
-        if self.min_speedup is not None:
-            return speedup >= self.min_speedup, "%.2fx native" % speedup
-        ratio = 1.0 / fraction_of_direct
-        return ratio <= self.max_time_ratio, "%.2f x" % ratio
 
 
 def load(name: str):

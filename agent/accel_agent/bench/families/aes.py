@@ -21,7 +21,7 @@ from Crypto.Cipher import AES
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
-from accel_agent.bench.families import KIB, MIB, Goal, Row, random_bytes
+from accel_agent.bench.families import KIB, MIB, Row, random_bytes
 
 try:  # cryptography 43+: CFB, CFB8 and OFB live in "decrepit" (the old names warn)
     from cryptography.hazmat.decrepit.ciphers.modes import CFB, CFB8, OFB
@@ -265,15 +265,4 @@ ROWS = (
     Row("cfb128 stream", "aes-cfb", _stream("cfb128"), sizes=(MIB,)),
     Row("cfb8 stream", "aes-cfb", _stream("cfb8"), sizes=(MIB,)),
     Row("ofb stream", "aes-ofb", _stream("ofb"), sizes=(MIB,)),
-)
-
-# The goals, reported by --check-goals. GCM's apply to every one-shot GCM row.
-_GCM_FRACTIONS = ((64, 0.5), (KIB, 0.7), (16 * KIB, 0.9), (MIB, 0.95))
-GOALS = tuple(
-    Goal(row, size, min_fraction=fraction)
-    for row in ("gcm enc", "gcm dec", "gcm-256 enc")
-    for size, fraction in _GCM_FRACTIONS
-) + (
-    Goal("ctr", KIB, min_fraction=0.8),
-    Goal("ecb 1 block", BLOCK, max_time_ratio=1.5),
 )

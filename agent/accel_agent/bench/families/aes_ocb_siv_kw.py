@@ -1,4 +1,4 @@
-"""AES-OCB, AES-SIV and AES key wrap rows (issue 5): pycryptodome's ``AES.new`` then one call.
+"""AES-OCB, AES-SIV and AES key wrap rows: pycryptodome's ``AES.new`` then one call.
 
 One new cipher per message, 128-bit AES keys (SIV: a 256-bit key, two
 AES-128 keys), 16 bytes of associated data for OCB and SIV (SIV: one
@@ -133,5 +133,3 @@ ROWS = (
     if hasattr(AES, "MODE_KW")  # pycryptodome 4.x
     else ()
 )
-
-GOALS = ()

@@ -35,7 +35,7 @@ from Crypto.Hash import (
 )
 from Crypto.Protocol.KDF import HKDF, PBKDF2, scrypt
 
-from accel_agent.bench.families import MIB, Goal, Row, random_bytes
+from accel_agent.bench.families import Row, random_bytes
 
 NAME = "hashes"
 TITLE = "hashes, HMAC (32-byte key), AES-CMAC and KDFs; one new object per message"
@@ -205,16 +205,4 @@ ROWS = (
     Row("pbkdf2-sha256 600k it", "pbkdf2", _pbkdf2(600_000), sizes=(KDF_OUTPUT,)),
     Row("scrypt N=2^14", "scrypt", _scrypt(14), sizes=(KDF_OUTPUT,)),
     Row("hkdf-sha256", "hkdf", _hkdf, sizes=(KDF_OUTPUT,)),
-)
-
-# The issue's goals. "Never slower than native" is the benchmark's own every-row
-# check; agent <= 1.05 x direct on the KDF rows completes "<= 1.05 x min(native,
-# OpenSSL)": where OpenSSL is the faster path, the agent must take it.
-GOALS = (
-    Goal("sha256", 64, min_fraction=0.7),
-    Goal("sha256", MIB, min_fraction=0.95),
-    Goal("hmac-sha256", 64, min_fraction=0.6),
-    Goal("pbkdf2-sha256 1k it", KDF_OUTPUT, max_time_ratio=1.05),
-    Goal("pbkdf2-sha256 600k it", KDF_OUTPUT, max_time_ratio=1.05),
-    Goal("scrypt N=2^14", KDF_OUTPUT, max_time_ratio=1.05),
 )
