@@ -133,7 +133,7 @@ def expected_transcript(v: Vector, steps: list[tuple]) -> None:
 def test_wycheproof(flavour, scenario, primitive):
     vectors = VECTORS[primitive]
     if not vectors:
-        pytest.skip("%s not found in %s" % (FILES[primitive], VECTOR_DIR))
+        pytest.skip("%s not found in %s" % (FILES[primitive], vectors_dir()))
     module = import_from(flavour, "Cipher.ChaCha20_Poly1305")
     before = call_counts()
     for v in vectors:

@@ -59,7 +59,10 @@ def vectors_dir() -> Path:
 
 
 def vector_path(filename: str) -> Path:
-    """Where ``filename`` (``aes_gcm_test.json``) is: plain or gzipped; FileNotFoundError if absent."""
+    """The path of ``filename`` (``aes_gcm_test.json``), plain or gzipped.
+
+    FileNotFoundError when the folder has neither.
+    """
     folder = vectors_dir()
     for candidate in (folder / filename, folder / (filename + ".gz")):
         if candidate.is_file():
