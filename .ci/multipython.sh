@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Every supported Python, proven (issue 10).
+# Every supported Python, proven.
 #
 # For each Python 3.9-3.13 under pyenv: a fresh venv, an accel-agent wheel
 # built by that Python (the compiled fast path, accel_agent._speedups, is
@@ -31,7 +31,7 @@ PYCRYPTODOMEX=$(grep -E '^pycryptodomex==' requirements/pycryptodomex.txt)
 
 section "multi-Python: setup"
 if [[ ! -f $START_TESTS ]]; then
-    echo "multipython: FAILED: $START_TESTS is missing (issue 10 runs it on every Python)"
+    echo "multipython: FAILED: $START_TESTS is missing (it runs on every Python)"
     exit 1
 fi
 rm -rf "$LOGS"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # pycryptodome's own test suite, natively and under the agent, for every
-# pinned pycryptodome (issues 3 and 7).
+# pinned pycryptodome.
 #
 # For each requirements file below: a fresh venv with the accel-agent wheel,
 # that pin (and the pinned test vectors), then tests/suite/run_selftest.py,

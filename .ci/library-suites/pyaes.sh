@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# pyaes's own tests (issue 9), natively and under the agent.
+# pyaes's own tests, natively and under the agent.
 #
 # A fresh venv with the accel-agent wheel and requirements/pyaes.txt (pyaes
 # 1.6.1 and the pycryptodome its tests compare against); the tests come from

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# python-ecdsa's own test suite (issue 9), natively and under the agent.
+# python-ecdsa's own test suite, natively and under the agent.
 #
 # A fresh venv with the accel-agent wheel and requirements/python-ecdsa.txt
 # (the pinned python-ecdsa, pytest, Hypothesis), then

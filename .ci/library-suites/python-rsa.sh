@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# python-rsa's own tests, natively and under the agent (issue 9), for the
+# python-rsa's own tests, natively and under the agent, for the
 # pinned release (requirements/python-rsa.txt, 4.9.1) and the oldest supported
 # one (requirements/oldest/python-rsa.txt, 4.7.2; in a folder of its own so that
 # make bench's requirements/python-*.txt does not install both pins at once).

@@ -19,13 +19,13 @@ BUILTIN_DEFAULTS: dict[str, str] = {
     "aes-ctr": "openssl",
     "aes-cfb": "openssl",
     "aes-ofb": "openssl",
-    "aes-gcm": "openssl",  # 1 KiB: 23 MB/s native vs 1.33 GB/s OpenSSL (issue 3's figures)
+    "aes-gcm": "openssl",  # 1 KiB: 23 MB/s native vs 1.33 GB/s OpenSSL (docs/performance.md)
     "aes-ccm": "openssl",  # 64 B to 1 MiB: 3-30x native (docs/performance.md, CCM and EAX)
     "aes-eax": "openssl",
     "chacha20": "openssl",  # see docs/compatibility.md, ChaCha section, for the figures
     "chacha20-poly1305": "openssl",
     "xchacha20-poly1305": "openssl",
-    # Issue 5: OCB, SIV and key wrap (docs/performance.md, "AES-OCB, SIV, KW, KWP").
+    # OCB, SIV and key wrap (docs/performance.md, "AES-OCB, SIV, KW, KWP").
     "aes-ocb": "openssl",
     "aes-siv": "openssl",
     "aes-kw": "openssl",
@@ -59,7 +59,7 @@ def preferred(primitive: str) -> str | None:
 
 
 # =========================================================================== hashes, MACs, KDFs
-# Issue 4. Measured on the reference machine (pycryptodome 4.4, OpenSSL 3.0
+# Hashes, MACs and KDFs. Measured on the reference machine (pycryptodome 4.4, OpenSSL 3.0
 # via _hashlib, x86_64 with SHA-NI; docs/performance.md, hashes section):
 # OpenSSL hashes every message size faster (64 B: 5-9x; 1 MiB: 1.1-2.8x), and
 # HMAC, HKDF, CMAC and Poly1305 gain from one C call where pycryptodome makes
@@ -77,7 +77,7 @@ BUILTIN_DEFAULTS.update(
 )
 
 # =========================================================================== public keys
-# Issue 6. Measured on the reference machine (pycryptodome 4.4, OpenSSL 4.0,
+# Public keys. Measured on the reference machine (pycryptodome 4.4, OpenSSL 4.0,
 # pyca/cryptography 50; docs/compatibility-pubkey.md): OpenSSL is faster for
 # every operation, by 4x (RSA-2048 sign) to 8x (ECDSA P-256 sign); RSA-2048
 # generation 55 ms vs 310 ms.
@@ -104,7 +104,7 @@ BUILTIN_DEFAULTS.update(
         )
     }
 )
-# python-ecdsa's curves besides P-256/384/521 (issue 9): its pure-Python
+# python-ecdsa's curves besides P-256/384/521: its pure-Python
 # arithmetic is slower than pycryptodome's on every curve (docs/compatibility-python-ecdsa.md).
 BUILTIN_DEFAULTS.update(dict.fromkeys(("ecdsa-p192", "ecdsa-p224", "ecdsa-secp256k1"), "openssl"))
 

@@ -52,7 +52,7 @@ PRIMITIVES: tuple[PrimitiveSpec, ...] = (
     PrimitiveSpec("aes-ofb", "aes", ("aes",), (_openssl("aes", "ofb_provider"),)),
     # GCM's speed rests on carry-less multiplication as much as on AES rounds.
     PrimitiveSpec("aes-gcm", "aes", ("aes", "clmul"), (_openssl("aes", "gcm_provider"),)),
-    # Issue 5: one-shot OpenSSL primitives (AESOCB3, AESSIV, RFC 3394/5649 key wrap).
+    # One-shot OpenSSL primitives (AESOCB3, AESSIV, RFC 3394/5649 key wrap).
     PrimitiveSpec("aes-ocb", "aes", ("aes",), (_openssl("aes_ocb_siv_kw", "ocb_provider"),)),
     PrimitiveSpec("aes-siv", "aes", ("aes",), (_openssl("aes_ocb_siv_kw", "siv_provider"),)),
     PrimitiveSpec("aes-kw", "aes", ("aes",), (_openssl("aes_ocb_siv_kw", "kw_provider"),)),
@@ -69,7 +69,7 @@ PRIMITIVES: tuple[PrimitiveSpec, ...] = (
     ),
 )
 
-# Hashes, MACs and KDFs (issue 4). OpenSSL's SHA-1/SHA-256 use SHA-NI where
+# Hashes, MACs and KDFs. OpenSSL's SHA-1/SHA-256 use SHA-NI where
 # the CPU has it, but are fast enough without: no requirement, calibration decides.
 _HASHES = (
     ("md5", "md5"),
@@ -113,7 +113,7 @@ PRIMITIVES += tuple(
     PrimitiveSpec("poly1305", "poly1305", (), (_openssl("macs", "poly1305_provider"),)),
 )
 
-# Public keys (issue 6): families "rsa" and "ecc" (ACCEL_AGENT_EXCLUDE=rsa,ecc).
+# Public keys: families "rsa" and "ecc" (ACCEL_AGENT_EXCLUDE=rsa,ecc).
 # Big-number arithmetic needs no CPU feature: calibration decides.
 _PUBLIC_KEY = (
     ("rsa-pkcs1v15-sign", "rsa", "rsa", "pkcs1v15_signature_provider"),
@@ -124,7 +124,7 @@ _PUBLIC_KEY = (
     ("ecdsa-p256", "ecc", "ecc", "ecdsa_p256_provider"),
     ("ecdsa-p384", "ecc", "ecc", "ecdsa_p384_provider"),
     ("ecdsa-p521", "ecc", "ecc", "ecdsa_p521_provider"),
-    # Served for python-ecdsa (issue 9): its curves that OpenSSL also has.
+    # Served for python-ecdsa: its curves that OpenSSL also has.
     ("ecdsa-p192", "ecc", "ecc", "ecdsa_p192_provider"),
     ("ecdsa-p224", "ecc", "ecc", "ecdsa_p224_provider"),
     ("ecdsa-secp256k1", "ecc", "ecc", "ecdsa_secp256k1_provider"),

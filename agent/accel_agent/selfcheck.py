@@ -455,7 +455,7 @@ KNOWN_ANSWERS.update(
 
 
 # =========================================================================== hashes, MACs, KDFs
-# Issue 4. Published vectors: FIPS 180-4 / FIPS 202 examples ("abc"), RFC 1321
+# Hashes, MACs and KDFs. Published vectors: FIPS 180-4 / FIPS 202 examples ("abc"), RFC 1321
 # (MD5), RFC 2202 and 4231 (HMAC), RFC 6070 and 7914 (PBKDF2), RFC 7914
 # (scrypt), RFC 5869 (HKDF), RFC 4493 (AES-CMAC), RFC 8439 (Poly1305).
 
@@ -690,7 +690,7 @@ KNOWN_ANSWERS.update(
 
 
 # =========================================================================== public keys
-# Issue 6: RSA, ECDSA, EdDSA, ECDH/X25519/X448, key generation. Published
+# Public keys: RSA, ECDSA, EdDSA, ECDH/X25519/X448, key generation. Published
 # vectors only. Signatures: Wycheproof's RSA-2048 key (rsa_pkcs1_2048_sig_gen,
 # rsa_pss_2048_sha256_mgf1_32 and rsa_oaep_2048_sha256_mgf1sha256 share it),
 # RFC 6979 A.2.5-A.2.7 (deterministic ECDSA), RFC 8032 7.1 and 7.4 (Ed25519,
@@ -1305,7 +1305,7 @@ KNOWN_ANSWERS.update(
 
 
 # =========================================================================== AES-OCB, SIV, KW, KWP
-# Issue 5: their vectors and checkers live in their own module (RFC 7253, 5297, 3394, 5649).
+# Their vectors and checkers live in their own module (RFC 7253, 5297, 3394, 5649).
 from accel_agent._selfcheck_aes_ocb_siv_kw import KNOWN_ANSWERS as _OCB_SIV_KW  # noqa: E402
 
 KNOWN_ANSWERS.update(_OCB_SIV_KW)

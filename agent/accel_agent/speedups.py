@@ -1,7 +1,7 @@
 """The compiled fast path (``accel_agent._speedups``) or its pure-Python equivalents.
 
-A few per-message steps cost more in Python than the budget of the issues'
-goals allows (docs/per-call-cost.md, "The compiled fast path"): the
+A few per-message steps cost more in Python than the project's per-call
+targets allow (docs/per-call-cost.md, "The compiled fast path"): the
 ``(ct, tag)`` split of an AEAD result, the call of ``AES.new`` for GCM, and
 the frames of a hash module's ``new`` and ``digest``, and the copy a
 streaming context's ``update`` makes of its result. The wheel compiles

@@ -959,7 +959,7 @@ def ecc_secret_paths(pkg: str, s: type[Secrets]) -> list[BaseException]:
     return raised
 
 
-# ============================================================ other libraries (issue 9)
+# ============================================================ other libraries
 # python-rsa and python-ecdsa: the same providers as pycryptodome's public
 # keys, reached through another library's API. Their workloads ignore ``pkg``
 # (they run once per installed pycryptodome flavour, identically). pyaes has

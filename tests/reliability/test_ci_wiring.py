@@ -1,6 +1,6 @@
 """CI runs pycryptodome's own suite under the agent, for every pinned pycryptodome.
 
-Issue 7 asks CI to run the whole pycryptodome suite with the agent active,
+CI runs the whole pycryptodome suite with the agent active,
 for pycryptodome 4.x, 3.x and pycryptodomex, each installed from a pinned
 requirements file. The runner is ``tests/suite/run_selftest.py``; these
 tests check that the CI scripts actually call it for each pin, so that the

@@ -14,7 +14,7 @@ from accel_agent.targets.python_rsa import hooks as _python_rsa_hooks
 
 # watched module name -> patch function spec
 HOOKS: dict[str, str] = dict(_pycryptodome_hooks())
-# The standard library's hashlib and hmac (issue 4): OpenSSL constructors where
+# The standard library's hashlib and hmac: OpenSSL constructors where
 # the interpreter has builtin code only, OpenSSL's HMAC for pycryptodome digestmods.
 HOOKS.update(
     {
@@ -22,9 +22,9 @@ HOOKS.update(
         "hmac": "accel_agent.targets.hashlib_backend:patch_hmac",
     }
 )
-# python-rsa (issue 9): rsa.pkcs1, rsa.key and the rsa package's re-exports.
+# python-rsa: rsa.pkcs1, rsa.key and the rsa package's re-exports.
 HOOKS.update(_python_rsa_hooks())
-# python-ecdsa (issue 9): its key classes, in ecdsa.keys.
+# python-ecdsa: its key classes, in ecdsa.keys.
 HOOKS.update(_python_ecdsa_hooks())
-# pyaes (issue 9): its mode classes and block feeders.
+# pyaes: its mode classes and block feeders.
 HOOKS.update(_pyaes_hooks())

@@ -1,4 +1,4 @@
-"""The python-ecdsa suite runner's verdict, and CI's wiring of it (issue 9).
+"""The python-ecdsa suite runner's verdict, and CI's wiring of it.
 
 The suite itself runs in CI (``.ci/library-suites/python-ecdsa.sh``, about
 10 s of CPU per mode); here, only what decides its verdict and what makes

@@ -1,4 +1,4 @@
-"""The python-ecdsa target: the ``ecdsa`` package's key classes (issue 9).
+"""The python-ecdsa target: the ``ecdsa`` package's key classes.
 
 Only this module is imported at start-up; the patch code (:mod:`.keys`)
 loads when ``ecdsa.keys`` is imported. Supported: python-ecdsa 0.18 and later.
