@@ -11,7 +11,7 @@
 #                the second is `accel-agent bench`: CSV and chart in bench/results/)
 #   make bench-startup-all   idle start-up cost on each Python 3.9-3.13
 #   make bench-crypto        per-call: native vs agent vs cryptography
-#   make multipython         start-up tests + smoke on each Python 3.9-3.13
+#   make multipython         start-up and differential tests on each Python 3.9-3.13
 #   make suites  pycryptodome's own suite under the agent, per pinned release
 #   make ci      what CI runs (.ci/run)
 

@@ -5,8 +5,11 @@
 # built by that Python (the compiled fast path, accel_agent._speedups, is
 # built per interpreter), the wheel with its [test] extra and pycryptodome 4.x
 # (requirements/pycryptodome-4.txt), the start-up tests (tests/test_startup.py),
-# then pycryptodomex too and the differential smoke test
-# (.ci/smoke_differential.py) under the agent, through both package names.
+# then pycryptodomex too and the differential tests (tests/differential, the
+# one differential harness, with few examples per property: ACCEL_DIFF_EXAMPLES)
+# through both package names. That run fails unless every primitive the agent
+# accelerates on that Python made an accelerated call
+# (ACCEL_REQUIRE_EVERY_PRIMITIVE, tests/transparency_helpers.py).
 # Two versions run at a time (the machine has two cores); each one's log is
 # printed whole, in version order, once all are done.
 #
@@ -14,7 +17,8 @@
 # fails when any version fails, or when none could run.
 #
 # Environment: ACCEL_PYTHONS="3.9 3.10 ..." picks versions, ACCEL_JOBS the
-# parallelism, ACCEL_JOB_TIMEOUT the seconds one version may take.
+# parallelism, ACCEL_JOB_TIMEOUT the seconds one version may take,
+# ACCEL_DIFF_EXAMPLES the Hypothesis examples per differential property.
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -25,6 +29,8 @@ JOBS=${ACCEL_JOBS:-2}
 JOB_TIMEOUT=${ACCEL_JOB_TIMEOUT:-900}
 LOGS=build/multipython  # build/ is gitignored
 START_TESTS=tests/test_startup.py
+DIFF_TESTS=tests/differential
+DIFF_EXAMPLES=${ACCEL_DIFF_EXAMPLES:-10}
 
 PYCRYPTODOME=$(grep -E '^pycryptodome==' requirements/pycryptodome-4.txt)
 PYCRYPTODOMEX=$(grep -E '^pycryptodomex==' requirements/pycryptodomex.txt)
@@ -57,22 +63,32 @@ run_version() {
         "$venv/bin/python" -m pip --disable-pip-version-check install -q \
             "$wheel[test]" "$PYCRYPTODOME" 2>&1 | without_pip_noise
         "$venv/bin/python" -c 'import accel_agent.speedups as s; print("speedups:", s.describe())'
+        # No cache provider and no xdist: two versions run at once in the same tree.
         echo "--- pytest -q $START_TESTS"
-        # No cache provider: two versions run at once in the same tree.
         tests_rc=0
-        timeout "$JOB_TIMEOUT" "$venv/bin/python" -m pytest -q -p no:cacheprovider \
-            "$START_TESTS" || tests_rc=$?
-        # The smoke covers both package names: Crypto and, now, Cryptodome.
+        timeout "$JOB_TIMEOUT" "$venv/bin/python" -m pytest -q -p no:cacheprovider -p no:xdist \
+            "$START_TESTS" 2>&1 | tee "$LOGS/$minor.start-up" || tests_rc=$?
+        # The differential tests cover both package names: Crypto and Cryptodome.
         "$venv/bin/python" -m pip --disable-pip-version-check install -q "$PYCRYPTODOMEX" 2>&1 \
             | without_pip_noise
-        echo "--- python -X accel=quiet .ci/smoke_differential.py (with $PYCRYPTODOMEX)"
-        timeout "$JOB_TIMEOUT" "$venv/bin/python" -X accel=quiet .ci/smoke_differential.py
+        echo "--- pytest -q $DIFF_TESTS (with $PYCRYPTODOMEX, $DIFF_EXAMPLES examples per property)"
+        ACCEL_DIFF_EXAMPLES=$DIFF_EXAMPLES ACCEL_REQUIRE_EVERY_PRIMITIVE=1 \
+            timeout "$JOB_TIMEOUT" "$venv/bin/python" -m pytest -q -p no:cacheprovider \
+            -p no:xdist "$DIFF_TESTS" 2>&1 | tee "$LOGS/$minor.differential" || tests_rc=$?
         exit "$tests_rc"
     ) >"$log" 2>&1
     rc=$?
     set -e
     if ((rc == 0)); then status=PASSED; else status=FAILED; fi
     echo "$status $((SECONDS - started))" >"$LOGS/$minor.result"
+}
+
+# pytest's closing line in FILE ("2 failed, 47 passed in 3.96s"), or "not run".
+closing_line() {
+    local line=""
+    [[ -f $1 ]] && line=$(sed -nE 's/^=* *(([0-9]+ [a-z]+,? )+in [0-9.]+s.*|no tests ran.*)$/\1/p' \
+        "$1" | tail -1 | sed 's/ *=*$//')
+    echo "${line:-not run}"
 }
 
 section "multi-Python: $VERSIONS ($JOBS at a time)"
@@ -107,12 +123,9 @@ for minor in $VERSIONS; do
     read -r status seconds <"$LOGS/$minor.result"
     ran=$((ran + 1))
     [[ $status == PASSED ]] || failed=$((failed + 1))
-    # pytest's closing line ("2 failed, 47 passed in 3.96s"), and the smoke verdict.
-    tests=$(sed -nE 's/^=* *(([0-9]+ [a-z]+,? )+in [0-9.]+s.*|no tests ran.*)$/\1/p' \
-        "$LOGS/$minor.log" | tail -1 | sed 's/ *=*$//')
-    smoke=$(sed -n 's/^smoke: \(PASSED\|FAILED\)$/\1/p' "$LOGS/$minor.log" | tail -1)
-    printf '%-12s %-7s %4ss  start-up tests: %s; smoke: %s\n' "python$minor" "$status" \
-        "$seconds" "${tests:-not run}" "${smoke:-not run}"
+    printf '%-12s %-7s %4ss  start-up tests: %s; differential: %s\n' "python$minor" \
+        "$status" "$seconds" "$(closing_line "$LOGS/$minor.start-up")" \
+        "$(closing_line "$LOGS/$minor.differential")"
 done
 
 if ((ran == 0)); then

@@ -466,6 +466,19 @@ def env_int(name: str, default: int) -> int:
 _WORKER_KEY = "accel_transparency_tally"
 # The report of a test's call phase, kept for its fixtures' teardown.
 _CALL_REPORT = pytest.StashKey()
+# Set to 1, a session fails unless every primitive the agent accelerates in
+# this process made an accelerated call in some test: how CI's multi-Python
+# job proves that tests/differential reaches every primitive on every Python.
+REQUIRE_EVERY_PRIMITIVE = "ACCEL_REQUIRE_EVERY_PRIMITIVE"
+
+
+def unserved_primitives(calls: dict[str, int]) -> list[str]:
+    """The primitives accelerated here that no test called through the agent."""
+    ensure_agent()
+    primitives = accel_agent.status()["primitives"]
+    return sorted(
+        name for name, facts in primitives.items() if facts["accelerated"] and not calls.get(name)
+    )
 
 
 class SummaryPlugin:
@@ -488,10 +501,17 @@ class SummaryPlugin:
         if report.when == "call":
             item.stash[_CALL_REPORT] = report
 
+    unserved: list[str] | None = None
+
     def pytest_sessionfinish(self, session):
         workeroutput = getattr(session.config, "workeroutput", None)
         if workeroutput is not None:  # an xdist worker: hand the tally to the controller
             workeroutput[_WORKER_KEY] = json.dumps(TALLY.tests)
+            return
+        if env_int(REQUIRE_EVERY_PRIMITIVE, 0):
+            self.unserved = unserved_primitives(TALLY.totals()["calls"])
+            if self.unserved:
+                session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_testnodedown(self, node, error):
@@ -505,6 +525,12 @@ class SummaryPlugin:
         terminalreporter.section("accel-agent transparency: agent vs native")
         for line in TALLY.summary_lines():
             terminalreporter.write_line(line)
+        if self.unserved is not None:
+            terminalreporter.write_line(
+                "every accelerated primitive served: %s"
+                % ("FAILED, no accelerated call of " + ", ".join(self.unserved)
+                   if self.unserved else "yes")
+            )  # fmt: skip
 
 
 def register_plugin(config) -> None:

@@ -9,7 +9,10 @@ evidence cannot silently drop out of CI.
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -70,3 +73,25 @@ def test_ci_installs_each_pin_for_the_suite(requirements):
         RUNNER,
         ", ".join(loose) or "none",
     )
+
+
+def test_multipython_runs_the_differential_harness_on_every_python():
+    """One differential harness: CI's multi-Python job runs tests/differential itself."""
+    script = (REPO / ".ci" / "multipython.sh").read_text()
+    assert "DIFF_TESTS=tests/differential" in script
+    assert "ACCEL_REQUIRE_EVERY_PRIMITIVE=1" in script
+    assert not (REPO / ".ci" / "smoke_differential.py").exists()
+
+
+def test_a_differential_run_that_misses_a_primitive_fails(tmp_path):
+    """ACCEL_REQUIRE_EVERY_PRIMITIVE: a run reaching only MD5 names the primitives it missed."""
+    env = dict(os.environ, ACCEL_REQUIRE_EVERY_PRIMITIVE="1", ACCEL_DIFF_EXAMPLES="3")
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:xdist", "-p", "no:cacheprovider",
+         "tests/differential/test_hashes.py", "-k", "md5"],
+        cwd=REPO, env=env, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert done.returncode == 1, done.stdout[-2000:]
+    line = [ln for ln in done.stdout.splitlines() if ln.startswith("every accelerated primitive")]
+    assert line and "FAILED, no accelerated call of" in line[0], done.stdout[-2000:]
+    assert "aes-gcm" in line[0] and "md5" not in line[0].split(" of ", 1)[1].split(", ")
