@@ -1,1 +1,1 @@
-"""Benchmarks: ``python -m bench.startup`` (``make bench``); helpers in bench.common."""
+"""Benchmarks: ``python -m bench.startup`` (``make bench``), timed by accel_agent.bench.timing."""

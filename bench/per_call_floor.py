@@ -5,7 +5,8 @@
 pycryptodome's ``encrypt_and_digest`` returns ``(ciphertext, tag)`` as two
 ``bytes``; pyca/cryptography's ``AESGCM.encrypt`` returns ``ct || tag``. The
 bench's direct row times the latter alone. This script times, in one process
-with interleaved samples on the thread's CPU clock (as ``bench.crypto``):
+with interleaved samples on the thread's CPU clock (``accel_agent.bench.timing``,
+as ``accel-agent bench``):
 
 * ``direct``: ``AESGCM(key).encrypt(nonce, data, None)`` (the bench's row);
 * ``direct, same job``: the same, then split into ``(ct, tag)`` as a
@@ -22,43 +23,30 @@ each time and the paired ratio ``direct / this``.
 from __future__ import annotations
 
 import argparse
-import gc
-import itertools
 import os
-import statistics
-import time
 
+from accel_agent.bench import timing
 from accel_agent.bench.families import size_label
 
 SIZES = {"64": 64, "1K": 1024, "16K": 16 * 1024, "1M": 1024 * 1024}
 
 
-def _loop(function, number: int) -> float:
-    repeat = itertools.repeat(None, number)
-    gc.disable()
-    try:
-        start = time.thread_time_ns()
-        for _ in repeat:
-            function()
-        return (time.thread_time_ns() - start) / number
-    finally:
-        gc.enable()
+SAMPLE_NS = 20e6  # each sample lasts about 20 ms
 
 
-def measure(variants: dict, reps: int, number: int) -> None:
-    """Interleaved samples of every variant; the first is the base of the ratios."""
-    names = list(variants)
-    for function in variants.values():
-        function()
-    samples: dict[str, list[float]] = {name: [] for name in names}
-    for rep in range(reps):
-        shift = rep % len(names)
-        for name in names[shift:] + names[:shift]:
-            samples[name].append(_loop(variants[name], number))
-    base = samples[names[0]]
-    for name in names:
-        ratio = statistics.median(b / s for b, s in zip(base, samples[name]))
-        print("  %-34s %10.0f ns   %.2fx" % (name, statistics.median(samples[name]), ratio))
+def measure(variants: dict, reps: int) -> None:
+    """Interleaved samples of every variant (``accel-agent bench``'s timing); the first
+    is the base of the ratios."""
+    measured = timing.measure(
+        [timing.Variant(name, function) for name, function in variants.items()],
+        reps=reps,
+        loops=1,
+        sample_ns=SAMPLE_NS,
+    )
+    base = measured[next(iter(variants))]
+    for name, result in measured.items():
+        ratio = timing.paired_ratio(base, result)
+        print("  %-34s %10.0f ns   %.2fx" % (name, result.median, ratio))
 
 
 def gcm(size: int, reps: int) -> None:
@@ -74,7 +62,6 @@ def gcm(size: int, reps: int) -> None:
         s = AESGCM(key).encrypt(nonce, data, None)
         return s[:-16], s[-16:]
 
-    number = 100 if size >= 1 << 20 else 10000
     print("AES-128-GCM encrypt, %s" % size_label(size))
     measure(
         {
@@ -83,7 +70,6 @@ def gcm(size: int, reps: int) -> None:
             "agent": lambda: AES.new(key, mode, nonce=nonce).encrypt_and_digest(data),
         },
         reps,
-        number,
     )
     print("AES-128-GCM decrypt, %s" % size_label(size))
     measure(
@@ -93,7 +79,6 @@ def gcm(size: int, reps: int) -> None:
             "agent": lambda: AES.new(key, mode, nonce=nonce).decrypt_and_verify(ct, tag),
         },
         reps,
-        number,
     )
 
 
@@ -112,7 +97,6 @@ def chacha(size: int, reps: int) -> None:
         cipher.update(aad)
         return cipher.encrypt_and_digest(data)
 
-    number = 100 if size >= 1 << 20 else 10000
     print("ChaCha20-Poly1305 encrypt, 16-byte AAD, %s" % size_label(size))
     measure(
         {
@@ -121,7 +105,6 @@ def chacha(size: int, reps: int) -> None:
             "agent": agent,
         },
         reps,
-        number,
     )
 
 
@@ -171,7 +154,6 @@ def sha256(reps: int) -> None:
             "copy, not counted": lambda: uncounted(data).digest(),
         },
         reps,
-        50000,
     )
 
 

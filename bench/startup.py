@@ -30,11 +30,13 @@ import os
 import re
 import resource
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
 
-from bench import common
+from accel_agent.bench import timing
+from accel_agent.bench.table import Table, format_ms, format_ratio, verdict
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GOAL_MS = 1.0
@@ -169,7 +171,7 @@ def default_file_present(python: str) -> bool:
 
 
 def make_cases(pythons: dict[str, str], cpu: dict[str, list[float]], names=None) -> dict:
-    """Callables for :func:`common.interleaved`, each one interpreter start.
+    """Callables for :func:`timing.interleaved`, each one interpreter start.
 
     Each also appends the child's CPU time (user + system) to ``cpu[name]``:
     unlike wall clock, it does not grow when other processes take the CPU.
@@ -238,11 +240,11 @@ def judge(result: dict, goal_ms: float) -> tuple[bool, str, float]:
     their load does not inflate) judges instead, and the line says so.
     """
     wall = result["added"][IDLE]
-    spread = common.percentile(wall, 0.75) - common.percentile(wall, 0.25)
+    spread = timing.percentile(wall, 0.75) - timing.percentile(wall, 0.25)
     if spread * 1e3 <= 2 * goal_ms:
-        added, clock = common.median(wall), "wall"
+        added, clock = statistics.median(wall), "wall"
     else:
-        added, clock = common.median(result["cpu_added"][IDLE]), "CPU"
+        added, clock = statistics.median(result["cpu_added"][IDLE]), "CPU"
     return added * 1e3 <= goal_ms, clock, added
 
 
@@ -258,12 +260,12 @@ def measure(pythons: dict[str, str], runs: int, warmup: int, names=None) -> dict
     """Wall-clock samples, their per-round differences from the baseline, and CPU time."""
     cpu: dict[str, list[float]] = {}
     cases = make_cases(pythons, cpu, names)
-    samples = common.interleaved(cases, runs=runs, warmup=warmup)
+    samples = timing.interleaved(cases, runs=runs, warmup=warmup)
     cpu = {name: values[-runs:] for name, values in cpu.items()}  # drop the warm-up rounds
     return {
         "samples": samples,
-        "added": common.paired_differences(samples, BASELINE),
-        "cpu_added": common.paired_differences(cpu, BASELINE),
+        "added": timing.paired_differences(samples, BASELINE),
+        "cpu_added": timing.paired_differences(cpu, BASELINE),
     }
 
 
@@ -298,25 +300,25 @@ def single(args: argparse.Namespace) -> int:
 
     result = measure(pythons, runs, args.warmup)
     samples, added = result["samples"], result["added"]
-    base_median = common.median(samples[BASELINE])
+    base_median = statistics.median(samples[BASELINE])
     cpu_added = result["cpu_added"]
-    table = common.Table(["case", "wall ms", "added ms", "added p25..p75", "CPU added", "ratio"])
+    table = Table(["case", "wall ms", "added ms", "added p25..p75", "CPU added", "ratio"])
     for name, values in samples.items():
         if name == BASELINE:
-            table.add(name, common.format_ms(common.median(values)), "-", "-", "-", "1.00x")
+            table.add(name, format_ms(statistics.median(values)), "-", "-", "-", "1.00x")
             continue
         diffs = added[name]
         table.add(
             name,
-            common.format_ms(common.median(values)),
-            common.format_ms(common.median(diffs), signed=True),
+            format_ms(statistics.median(values)),
+            format_ms(statistics.median(diffs), signed=True),
             "%s..%s"
             % (
-                common.format_ms(common.percentile(diffs, 0.25), signed=True),
-                common.format_ms(common.percentile(diffs, 0.75), signed=True),
+                format_ms(timing.percentile(diffs, 0.25), signed=True),
+                format_ms(timing.percentile(diffs, 0.75), signed=True),
             ),
-            common.format_ms(common.median(cpu_added[name]), signed=True),
-            common.format_ratio(common.median(values) / base_median),
+            format_ms(statistics.median(cpu_added[name]), signed=True),
+            format_ratio(statistics.median(values) / base_median),
         )
     table.print()
     print()
@@ -336,10 +338,10 @@ def single(args: argparse.Namespace) -> int:
         "GOAL idle start-up cost <= %.2f ms: %s on %s (%s ms; %s)"
         % (
             args.goal_ms,
-            common.verdict(passed),
+            verdict(passed),
             "wall clock" if clock == "wall" else "CPU time",
-            common.format_ms(idle_added, signed=True),
-            other % common.format_ms(common.median(other_added), signed=True),
+            format_ms(idle_added, signed=True),
+            other % format_ms(statistics.median(other_added), signed=True),
         )
     )
     return 1 if args.strict and not passed else 0
@@ -442,7 +444,7 @@ def all_pythons(args: argparse.Namespace) -> int:
 
     print()
     print("idle start-up cost per Python: `python -c pass`, %d interleaved runs each" % runs)
-    table = common.Table(
+    table = Table(
         [
             "python",
             "baseline ms",
@@ -465,19 +467,19 @@ def all_pythons(args: argparse.Namespace) -> int:
         agent_facts, pythons = prepared[minor]
         print("measuring Python %s ..." % agent_facts["version"], file=sys.stderr, flush=True)
         result = measure(pythons, runs, args.warmup, [BASELINE, IDLE])
-        base = common.median(result["samples"][BASELINE])
-        idle = common.median(result["samples"][IDLE])
-        added = common.median(result["added"][IDLE])
+        base = statistics.median(result["samples"][BASELINE])
+        idle = statistics.median(result["samples"][IDLE])
+        added = statistics.median(result["added"][IDLE])
         passed, clock, _ = judge(result, args.goal_ms)
         failed = failed or not passed
         table.add(
             agent_facts["version"],
-            common.format_ms(base),
-            common.format_ms(idle),
-            common.format_ms(added, signed=True),
-            common.format_ms(common.median(result["cpu_added"][IDLE]), signed=True),
-            common.format_ratio(idle / base),
-            common.verdict(passed) + ("*" if clock == "CPU" else ""),
+            format_ms(base),
+            format_ms(idle),
+            format_ms(added, signed=True),
+            format_ms(statistics.median(result["cpu_added"][IDLE]), signed=True),
+            format_ratio(idle / base),
+            verdict(passed) + ("*" if clock == "CPU" else ""),
         )
     table.print()
     print("added ms: median of the per-round wall-clock differences; CPU added: the same for")

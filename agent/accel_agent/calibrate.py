@@ -1,15 +1,15 @@
 """``accel-agent calibrate``: time providers against native here, cache the choices.
 
 For each primitive this module knows how to time, the provider and native
-pycryptodome do the same work at each size class (hashes: 64 B, 1 KiB,
-16 KiB, 1 MiB), on the thread's CPU clock. A hash whose provider wins at
-every size class is cached as ``"any"`` (the providers' priority order
-decides: ``hashlib``, else ``openssl``), otherwise as ``"native"`` (hashes
-are not routed by size). PBKDF2 gets per-hash iteration thresholds (OpenSSL
-below, native from there), found over iteration classes; scrypt is timed at
-N=2^12. The result goes to :func:`accel_agent.calibration.cache_path`, keyed
-by the machine fingerprint; the registry reads it at the next process's
-first decision.
+pycryptodome do the same work at each size class (hashes: 64 B, 1 KiB, 16
+KiB, 1 MiB), on the thread's CPU clock, with the benchmark's timing. A hash
+whose provider wins at every size class is cached as ``"any"`` (the
+providers' priority order decides: ``hashlib``, else ``openssl``), otherwise
+as ``"native"`` (hashes are not routed by size). PBKDF2 gets per-hash
+iteration thresholds (OpenSSL below, native from there), found over
+iteration classes; scrypt is timed at N=2^12. The result goes to
+:func:`accel_agent.calibration.cache_path`, keyed by the machine
+fingerprint; the registry reads it at the next process's first decision.
 
 Nothing here runs at start-up: only the command imports this module.
 """
@@ -41,20 +41,18 @@ _HASH_MODULES = {
 _PBKDF2_HASHES = {"sha1": "SHA1", "sha256": "SHA256", "sha512": "SHA512", "sha3_256": "SHA3_256"}
 
 
-def _time(function, budget_s: float) -> float:
-    """Seconds per call: the best of a few runs of a loop lasting about ``budget_s``."""
-    function()
-    start = time.thread_time()
-    function()
-    once = max(time.thread_time() - start, 1e-7)
-    loops = max(1, int(budget_s / 5 / once))
-    best = float("inf")
-    for _ in range(5):
-        start = time.thread_time()
-        for _ in range(loops):
-            function()
-        best = min(best, (time.thread_time() - start) / loops)
-    return best
+def _speedup(native, openssl, budget_s: float) -> float:
+    """Native's time over OpenSSL's for the same work (above 1: OpenSSL is faster).
+
+    The benchmark's timing (:mod:`accel_agent.bench.timing`): five interleaved
+    samples of each on the thread's CPU clock, about ``budget_s`` in all per
+    variant, compared sample by sample.
+    """
+    from accel_agent.bench import timing
+
+    variants = [timing.Variant("native", native), timing.Variant("openssl", openssl)]
+    measured = timing.measure(variants, reps=5, loops=1, sample_ns=budget_s * 1e9 / 5)
+    return timing.paired_ratio(measured["native"], measured["openssl"])
 
 
 def _native(flavour_module_name: str):
@@ -93,9 +91,14 @@ def measure(budget_s: float = 0.02, progress=None) -> dict:
         for size in SIZE_CLASSES:
             data = os.urandom(size)
             budget = budget_s * (4 if size >= 1 << 20 else 1)
-            native_s = _time(lambda d=data, f=native_new, k=kwargs: f(d, **k).digest(), budget)
-            openssl_s = _time(lambda d=data, f=provider.new: f(d).digest(), budget)
-            ratios[str(size)] = round(native_s / openssl_s, 3)
+            ratios[str(size)] = round(
+                _speedup(
+                    lambda d=data, f=native_new, k=kwargs: f(d, **k).digest(),
+                    lambda d=data, f=provider.new: f(d).digest(),
+                    budget,
+                ),
+                3,
+            )
         detail[primitive] = ratios
         preferred[primitive] = ANY_PROVIDER if min(ratios.values()) >= 1.0 else "native"
     thresholds = {"pbkdf2": _pbkdf2_thresholds(budget_s, progress, detail)}
@@ -127,18 +130,15 @@ def _pbkdf2_thresholds(budget_s: float, progress, detail: dict) -> dict[str, int
         threshold = PBKDF2_CLASSES[-1] * 10  # OpenSSL faster everywhere measured
         ratios = {}
         for count in PBKDF2_CLASSES:
-            native_s = _time(
+            speedup = _speedup(
                 lambda c=count, h=hash_module: native_pbkdf2(
                     b"password", b"salt" * 4, 32, c, None, h
                 ),
-                budget_s,
-            )
-            openssl_s = _time(
                 lambda c=count, n=name: hashlib.pbkdf2_hmac(n, b"password", b"salt" * 4, c, 32),
                 budget_s,
             )
-            ratios[str(count)] = round(native_s / openssl_s, 3)
-            if native_s < openssl_s and threshold > count:
+            ratios[str(count)] = round(speedup, 3)
+            if speedup < 1.0 and threshold > count:
                 threshold = count
         detail["pbkdf2-" + name] = ratios
         found[name] = threshold
@@ -157,13 +157,13 @@ def _kdf_preferences(budget_s: float, progress, detail: dict) -> dict[str, str]:
         progress("scrypt")
     _, original = _native("Crypto.Protocol.KDF")
     native_scrypt = original("scrypt")
-    native_s = _time(lambda: native_scrypt(b"password", b"salt", 32, 2**12, 8, 1), budget_s * 5)
-    openssl_s = _time(
+    speedup = _speedup(
+        lambda: native_scrypt(b"password", b"salt", 32, 2**12, 8, 1),
         lambda: hashlib.scrypt(b"password", salt=b"salt", n=2**12, r=8, p=1, dklen=32),
         budget_s * 5,
     )
-    detail["scrypt"] = {"4096": round(native_s / openssl_s, 3)}
-    return {"scrypt": ANY_PROVIDER if openssl_s < native_s else "native"}
+    detail["scrypt"] = {"4096": round(speedup, 3)}
+    return {"scrypt": ANY_PROVIDER if speedup > 1.0 else "native"}
 
 
 def write(document: dict) -> str:

@@ -1,10 +1,9 @@
 """Text output shared by every benchmark: 80-column tables and units.
 
 :class:`Table` prints rows aligned within :data:`WIDTH` columns (a terminal's
-default width); :func:`format_time` and :func:`format_ratio` give every
+default width); :func:`format_time`, :func:`format_ms` and :func:`format_ratio` give every
 benchmark the same units. Lives in the package so ``accel-agent bench`` has
-it in an installed wheel; the repository's ``bench/common.py`` re-exports it
-for the start-up benchmark.
+it in an installed wheel; the repository's start-up benchmark uses it too.
 """
 
 from __future__ import annotations
@@ -34,6 +33,11 @@ def format_ratio(value: float) -> str:
     if value >= 10:
         return "%.1fx" % value
     return "%.2fx" % value
+
+
+def format_ms(seconds: float, signed: bool = False) -> str:
+    """Milliseconds with two decimals, e.g. ``"14.21"`` or ``"+0.08"``."""
+    return ("%+.2f" if signed else "%.2f") % (seconds * 1e3)
 
 
 def verdict(passed: bool) -> str:

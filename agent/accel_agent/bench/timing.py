@@ -1,10 +1,9 @@
-"""Timing core of the crypto benchmark: interleaved variants that need different process state.
+"""The project's timing: interleaved samples of variants, which may need different process state.
 
-The start-up benchmark's ``interleaved`` (``bench/common.py`` in the
-source tree) times plain callables. Here the same pycryptodome callable is
-timed in two states of the process (agent uninstalled, agent active), so
-each :class:`Variant` carries an ``enter`` function that puts the process
-in its state; it runs before every sample, outside the timed region.
+The same pycryptodome callable is timed in two states of the process (agent
+uninstalled, agent active), so each :class:`Variant` carries an ``enter``
+function that puts the process in its state; it runs before every sample,
+outside the timed region.
 
 The shape of a measurement (timeit's, with pyperf's interleaving):
 
@@ -12,9 +11,15 @@ The shape of a measurement (timeit's, with pyperf's interleaving):
   last ``loop_ns`` (the first calls double as warm-up);
 * a *sample* is the median of ``loops`` timing loops, in ns per call;
 * :func:`measure` takes ``reps`` samples of every variant in rotating
-  order (A B C, B C A, C A B, ...), so drift on a shared machine hits every
-  variant alike; the result is each variant's samples, summarised by their
-  median.
+  order (A B C, B C A, C A B, ...; :func:`rotation`), so drift on a shared
+  machine hits every variant alike; the result is each variant's samples,
+  summarised by their median.
+
+It is the project's one timing implementation: ``accel-agent bench``,
+``accel-agent calibrate``, ``bench/per_call_floor.py`` and the start-up
+benchmark (``bench/startup.py``, whose callables each start an interpreter:
+:func:`interleaved`, :func:`paired_differences`, :func:`percentile`) all
+time through it.
 
 Garbage collection is off inside timing loops, as in timeit.
 
@@ -39,7 +44,7 @@ DEFAULT_CLOCK = "cpu"
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable, Sequence
+    from collections.abc import Callable, Iterator, Sequence
 
 
 class Variant:
@@ -135,6 +140,15 @@ def sample(
     return statistics.median(time_loop(function, number, clock) / number for _ in range(loops))
 
 
+def rotation(names: Sequence[str], rounds: int) -> Iterator[tuple[int, str]]:
+    """(round, name) for ``rounds`` rounds, each starting one name later than the last."""
+    count = len(names)
+    for number in range(rounds):
+        shift = number % count
+        for name in list(names[shift:]) + list(names[:shift]):
+            yield number, name
+
+
 def measure(
     variants: Sequence[Variant],
     reps: int,
@@ -153,14 +167,11 @@ def measure(
         variant.function()  # warm caches and lazy imports before the count is chosen
         numbers[variant.name] = autorange(variant.function, loop_ns, read)
     samples: dict[str, list[float]] = {variant.name: [] for variant in variants}
-    count = len(variants)
-    for rep in range(reps):
-        shift = rep % count
-        for variant in list(variants[shift:]) + list(variants[:shift]):
-            variant.prepare()
-            samples[variant.name].append(
-                sample(variant.function, numbers[variant.name], loops, read)
-            )
+    by_name = {variant.name: variant for variant in variants}
+    for _, name in rotation(list(by_name), reps):
+        variant = by_name[name]
+        variant.prepare()
+        samples[name].append(sample(variant.function, numbers[name], loops, read))
     return {
         variant.name: Measurement(samples[variant.name], numbers[variant.name], loops)
         for variant in variants
@@ -177,3 +188,46 @@ def paired_ratio(numerator: Measurement, denominator: Measurement) -> float:
     return statistics.median(
         top / bottom for top, bottom in zip(numerator.samples, denominator.samples)
     )
+
+
+def interleaved(
+    cases: dict[str, Callable[[], object]],
+    runs: int,
+    warmup: int = 3,
+    inner: int = 1,
+    clock: str = "wall",
+) -> dict[str, list[float]]:
+    """Seconds per call of each case, ``runs`` samples each, taken in rotating rounds.
+
+    For callables too slow to autorange (each starts an interpreter, say):
+    a sample is the time of ``inner`` consecutive calls divided by ``inner``,
+    and the first ``warmup`` rounds are run and thrown away.
+    """
+    if runs < 1 or inner < 1:
+        raise ValueError("runs and inner must be at least 1")
+    read = CLOCKS[clock]
+    samples: dict[str, list[float]] = {name: [] for name in cases}
+    for round_number, name in rotation(list(cases), warmup + runs):
+        elapsed = time_loop(cases[name], inner, read) / inner / 1e9
+        if round_number >= warmup:
+            samples[name].append(elapsed)
+    return samples
+
+
+def paired_differences(samples: dict[str, list[float]], baseline: str) -> dict[str, list[float]]:
+    """For each case, its sample minus the baseline's sample of the same round."""
+    base = samples[baseline]
+    return {
+        name: [value - base_value for value, base_value in zip(values, base)]
+        for name, values in samples.items()
+    }
+
+
+def percentile(values: Sequence[float], fraction: float) -> float:
+    """The ``fraction`` quantile (0..1), linearly interpolated."""
+    if not values:
+        raise ValueError("no values")
+    ordered = sorted(values)
+    position = (len(ordered) - 1) * fraction
+    low, high = math.floor(position), math.ceil(position)
+    return ordered[low] + (ordered[high] - ordered[low]) * (position - low)
