@@ -20,26 +20,16 @@ the watched module is imported (style.md, "import late").
 from __future__ import annotations
 
 import _thread
-import os
 import sys
 
-from accel_agent import messages, patching
+from accel_agent import forksafe, messages, patching
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from types import ModuleType
 
-_lock = _thread.RLock()
-
-
-def _new_lock_in_child() -> None:
-    # A fork while another thread held the lock would leave the child's copy locked.
-    global _lock
-    _lock = _thread.RLock()
-
-
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_new_lock_in_child)
+# Guards the hook table; renewed in a forked child (forksafe).
+_lock = forksafe.rlock(globals(), "_lock")
 
 _hooks: dict[str, list[str]] = {}  # module name -> hook specs
 _applied: set[tuple[str, str]] = set()  # (module name, hook spec) already run

@@ -13,11 +13,9 @@ attribute read through its :class:`Slot`.
 
 from __future__ import annotations
 
-import _thread
-import os
 import sys
 
-from accel_agent import calibration, catalog, messages
+from accel_agent import calibration, catalog, forksafe, messages
 from accel_agent import config as _config
 from accel_agent import platform as _platform
 from accel_agent.providers.base import ProviderUnavailable, SelfCheckFailed
@@ -102,18 +100,9 @@ class Slot:
         return provider
 
 
-_lock = _thread.RLock()
-
-
-def _new_lock_in_child() -> None:
-    # A fork while another thread held the lock (deciding a provider, running
-    # its self-check) would leave the child's copy locked forever.
-    global _lock
-    _lock = _thread.RLock()
-
-
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_new_lock_in_child)
+# Held while a provider is decided (its self-check included); renewed in a
+# forked child (forksafe), where a thread that held it no longer exists.
+_lock = forksafe.rlock(globals(), "_lock")
 
 _choices: dict[str, Choice] = {}
 _slots: dict[str, Slot] = {}
