@@ -538,6 +538,21 @@ def register_plugin(config) -> None:
         config.pluginmanager.register(SummaryPlugin(), "accel-transparency")
 
 
+# What a comparison folder's conftest.py imports to wire this in (pytest takes
+# hooks and fixtures from a conftest's names, wherever they were defined):
+#     from transparency_helpers import agent_on_and_counted, pytest_configure
+
+
+def pytest_configure(config) -> None:
+    register_plugin(config)
+
+
+@pytest.fixture(autouse=True)
+def agent_on_and_counted(request):
+    """Every test of the folder: the agent on, its calls counted, its markers checked."""
+    yield from track(request)
+
+
 def track(request):
     """The body of each folder's autouse fixture: agent on, calls counted, markers checked."""
     ensure_agent()

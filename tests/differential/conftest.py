@@ -15,15 +15,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/: transparency_helpers
 
 import transparency_helpers as th  # noqa: E402
-
-
-def pytest_configure(config):
-    th.register_plugin(config)
-
-
-@pytest.fixture(autouse=True)
-def _agent_on_and_counted(request):
-    yield from th.track(request)
+from transparency_helpers import agent_on_and_counted, pytest_configure  # noqa: E402, F401
 
 
 @pytest.fixture(autouse=True, scope="session")

@@ -10,19 +10,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-import pytest
-
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # tests/: transparency_helpers
 
-import transparency_helpers as th  # noqa: E402
+from transparency_helpers import agent_on_and_counted, pytest_configure  # noqa: E402, F401
 
 collect_ignore = ["run_suite.py"]  # the suite runner, not a test module
-
-
-def pytest_configure(config):
-    th.register_plugin(config)
-
-
-@pytest.fixture(autouse=True)
-def _agent_on_and_counted(request):
-    yield from th.track(request)
