@@ -1,6 +1,6 @@
 """The engine tests: the agent under real web servers, task queues and distributed engines.
 
-Every test here carries the ``engines`` marker. They need the engines
+Every test module here carries the ``engines`` marker (``pytestmark``). They need the engines
 pinned in ``requirements/engines.txt``, which ``make engines`` installs into
 ``.venv-engines`` before running them; ``make test`` leaves them out
 (``-m "not suite and not engines"``). Run by hand in a venv without an
@@ -57,7 +57,6 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if ENGINES_DIR not in Path(str(item.fspath)).parents:
             continue
-        item.add_marker(pytest.mark.engines)
         missing = _missing(Path(str(item.fspath)).name)
         if not missing:
             continue

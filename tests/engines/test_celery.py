@@ -25,6 +25,8 @@ from engine_helpers import (
     launch,
 )
 
+pytestmark = pytest.mark.engines
+
 CONCURRENCY = 2
 
 

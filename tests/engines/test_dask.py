@@ -23,6 +23,8 @@ from engine_helpers import (
     launch,
 )
 
+pytestmark = pytest.mark.engines
+
 WORKERS = 2
 
 

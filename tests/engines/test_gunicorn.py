@@ -25,6 +25,8 @@ from engine_helpers import (
     wait_for_http,
 )
 
+pytestmark = pytest.mark.engines
+
 WORKERS = 2
 WORKER_CLASSES = {"sync": [], "gthread": ["--threads", "2"]}
 

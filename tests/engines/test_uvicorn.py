@@ -22,6 +22,8 @@ from engine_helpers import (
     wait_for_http,
 )
 
+pytestmark = pytest.mark.engines
+
 WORKERS = 2
 
 

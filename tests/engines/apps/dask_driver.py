@@ -23,14 +23,17 @@ WORKERS = 2
 def main(result_file: str, setting: str | None) -> None:
     if setting:
         dask.config.set({"distributed.nanny.%s" % setting: {"ACCEL_AGENT": "quiet"}})
-    with LocalCluster(
-        n_workers=WORKERS,
-        threads_per_worker=1,
-        processes=True,
-        host="127.0.0.1",
-        scheduler_port=0,
-        dashboard_address=None,
-    ) as cluster, Client(cluster) as client:
+    with (
+        LocalCluster(
+            n_workers=WORKERS,
+            threads_per_worker=1,
+            processes=True,
+            host="127.0.0.1",
+            scheduler_port=0,
+            dashboard_address=None,
+        ) as cluster,
+        Client(cluster) as client,
+    ):
         reports = list(client.run(workload.task, 1).values())
         reports += client.gather(client.map(workload.task, range(2, 8), pure=False))
     with open(result_file, "w") as handle:
