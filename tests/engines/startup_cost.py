@@ -18,6 +18,7 @@ every run.
 from __future__ import annotations
 
 import argparse
+import signal
 import statistics
 import sys
 import tempfile
@@ -63,9 +64,26 @@ ENGINES = {
 MODES = {"off": eh.OFF, "quiet": eh.ENVIRONMENT}
 
 
-def first_task_cpu(reports: list[dict]) -> list[float]:
-    """One figure per worker: its CPU time when its first task ended."""
-    return list({r["pid"]: r["first_task_cpu_s"] for r in reports}.values())
+def first_task_cpu(reports: list[dict]) -> list[tuple[float, float]]:
+    """Per worker: (CPU time when its first task began, and when it ended)."""
+    return list(
+        {r["pid"]: (r["cpu_before_first_task_s"], r["first_task_cpu_s"]) for r in reports}.values()
+    )
+
+
+def _stop_on_sigterm() -> None:
+    # A plain SIGTERM would end this process before the engines' finally blocks stop them.
+    def raise_exit(signum, _frame):
+        raise SystemExit(128 + signum)
+
+    signal.signal(signal.SIGTERM, raise_exit)
+
+
+def _cell(pairs: list[tuple[float, float]]) -> tuple[float, float, float]:
+    """Medians in ms: before the first task, the first task, both."""
+    before = statistics.median(a for a, _ in pairs) * 1000
+    task = statistics.median(b - a for a, b in pairs) * 1000
+    return before, task, statistics.median(b for _, b in pairs) * 1000
 
 
 def main() -> None:
@@ -73,6 +91,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--engines", default=",".join(ENGINES))
     args = parser.parse_args()
+    _stop_on_sigterm()
     chosen = [name.strip() for name in args.engines.split(",") if name.strip()]
     samples = {(name, mode): [] for name in chosen for mode in MODES}
     with tempfile.TemporaryDirectory() as work:
@@ -82,29 +101,19 @@ def main() -> None:
                 for mode in order:
                     tmp_path = Path(work) / ("%s-%s-%d" % (name.replace(" ", "-"), mode, run))
                     tmp_path.mkdir()
-                    reports = ENGINES[name][1](eh.launch(MODES[mode]), tmp_path)
-                    samples[(name, mode)].extend(first_task_cpu(reports))
-                    print(
-                        "run %d %-16s %-5s %s"
-                        % (
-                            run + 1,
-                            name,
-                            mode,
-                            " ".join("%.1f" % (s * 1000) for s in first_task_cpu(reports)),
-                        ),
-                        flush=True,
-                    )
+                    pairs = first_task_cpu(ENGINES[name][1](eh.launch(MODES[mode]), tmp_path))
+                    samples[(name, mode)].extend(pairs)
+                    shown = "  ".join("%.1f+%.1f" % (a * 1000, (b - a) * 1000) for a, b in pairs)
+                    print("run %d %-16s %-5s %s" % (run + 1, name, mode, shown), flush=True)
     print()
-    print("%-17s %-20s %9s %9s %9s %7s" % ("engine", "workers", "off ms", "quiet ms",
-                                           "added ms", "n"))  # fmt: skip
+    print("CPU ms per worker, medians: before its first task (start-up, imports) + the first task")
+    print("%-17s %-20s %15s %15s %15s %4s" % ("engine", "workers", "off", "quiet", "added", "n"))
     for name in chosen:
-        off = statistics.median(samples[(name, "off")])
-        quiet = statistics.median(samples[(name, "quiet")])
-        count = min(len(samples[(name, "off")]), len(samples[(name, "quiet")]))
-        print(
-            "%-17s %-20s %9.1f %9.1f %+9.1f %7d"
-            % (name, ENGINES[name][0], off * 1000, quiet * 1000, (quiet - off) * 1000, count)
-        )
+        off, quiet = (_cell(samples[(name, mode)]) for mode in MODES)
+        added = tuple(q - o for q, o in zip(quiet, off))
+        count = min(len(samples[(name, mode)]) for mode in MODES)
+        row = ("%.0f+%.0f=%.0f" % off, "%.0f+%.0f=%.0f" % quiet, "%+.0f%+.0f=%+.0f" % added)
+        print("%-17s %-20s %15s %15s %15s %4d" % (name, ENGINES[name][0], *row, count))
 
 
 if __name__ == "__main__":
