@@ -125,7 +125,8 @@ suites:
 # The engines (requirements/engines.txt) in their own venv, with the agent from
 # its wheel: uWSGI compiles with gcc, PySpark needs Java 17. The tests run the
 # real servers on 127.0.0.1 (tests/engines/); ACCEL_ENGINE_TESTS=require turns
-# a missing engine into a failure instead of a skip.
+# a missing engine into a failure instead of a skip; ACCEL_TEST_WHEEL hands the
+# wheel just built to the `accel-agent enable` tests' throwaway venv.
 ENGINES_VENV := .venv-engines
 ENGINES_PY := $(ENGINES_VENV)/bin/python
 ENGINES_ARGS ?=
@@ -146,6 +147,7 @@ $(ENGINES_VENV)/.installed-engines: $(ENGINES_VENV)/pyvenv.cfg $(AGENT_SOURCES) 
 
 engines: $(ENGINES_VENV)/.installed-engines
 	@rc=0; env -u ACCEL_AGENT -u ACCEL_AGENT_EXCLUDE ACCEL_ENGINE_TESTS=require \
+		ACCEL_TEST_WHEEL="$$(ls $(CURDIR)/build/engines-dist/accel_agent-*.whl)" \
 		$(ENGINES_PY) -m pytest -q -p no:cacheprovider -n 2 -m engines tests/engines \
 		$(ENGINES_ARGS) || rc=$$?; \
 	if [ $$rc -eq 5 ]; then \
