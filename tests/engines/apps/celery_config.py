@@ -17,7 +17,8 @@ TASK_NAME = "engine.task"
 def make_app(directory: str) -> Celery:
     queue = os.path.join(directory, "queue")
     results = os.path.join(directory, "results")
-    for path in (queue, results):
+    control = os.path.join(directory, "control")  # else "control" in the working directory
+    for path in (queue, results, control):
         os.makedirs(path, exist_ok=True)
     app = Celery("engine_tasks")
     app.conf.update(
@@ -25,6 +26,7 @@ def make_app(directory: str) -> Celery:
         broker_transport_options={
             "data_folder_in": queue,
             "data_folder_out": queue,
+            "control_folder": control,
             "store_processed": False,
             "polling_interval": 0.1,
         },
