@@ -13,6 +13,8 @@
 #   make bench-crypto        per-call: native vs agent vs cryptography
 #   make multipython         start-up and differential tests on each Python 3.9-3.13
 #   make suites  pycryptodome's own suite under the agent, per pinned release
+#   make engines the agent under gunicorn, uWSGI, uvicorn, Celery, Dask and PySpark
+#                (tests/engines/, in .venv-engines; ENGINES_ARGS passes pytest arguments)
 #   make ci      what CI runs (.ci/run)
 
 PYTHON ?= python3
@@ -32,7 +34,7 @@ AGENT_SOURCES := pyproject.toml hatch_build.py README.md \
 	$(shell find agent -type f ! -name '*.pyc' ! -path '*/__pycache__/*' 2>/dev/null)
 
 .DEFAULT_GOAL := help
-.PHONY: help run test lint bench bench-startup-all bench-crypto multipython suites wheel ci clean FORCE
+.PHONY: help run test lint bench bench-startup-all bench-crypto multipython suites engines wheel ci clean FORCE
 
 help:
 	@sed -n 's/^#   make /  make /p' Makefile
@@ -82,7 +84,7 @@ run: $(VENV)/.installed-run
 
 # pytest exits 5 when it collected nothing: an empty suite must never pass.
 test: $(VENV)/.installed-test
-	@rc=0; $(PY) -m pytest -q -n auto -m "not suite" $(PYTEST_ARGS) || rc=$$?; \
+	@rc=0; $(PY) -m pytest -q -n auto -m "not suite and not engines" $(PYTEST_ARGS) || rc=$$?; \
 	if [ $$rc -eq 5 ]; then \
 		echo "make test: pytest collected no tests; an empty suite is a failure" >&2; \
 	fi; \
@@ -119,6 +121,39 @@ multipython:
 # pycryptodome (4.x, 3.x, pycryptodomex): minutes each, so not part of `make test`.
 suites:
 	bash .ci/suites.sh
+
+# The engines (requirements/engines.txt) in their own venv, with the agent from
+# its wheel: uWSGI compiles with gcc, PySpark needs Java 17. The tests run the
+# real servers on 127.0.0.1 (tests/engines/); ACCEL_ENGINE_TESTS=require turns
+# a missing engine into a failure instead of a skip; ACCEL_TEST_WHEEL hands the
+# wheel just built to the `accel-agent enable` tests' throwaway venv.
+ENGINES_VENV := .venv-engines
+ENGINES_PY := $(ENGINES_VENV)/bin/python
+ENGINES_ARGS ?=
+ifneq ($(shell $(ENGINES_PY) -S -c 'print("ok")' 2>/dev/null),ok)
+$(ENGINES_VENV)/pyvenv.cfg: FORCE
+endif
+$(ENGINES_VENV)/pyvenv.cfg:
+	rm -rf $(ENGINES_VENV)
+	$(PYTHON) -m venv $(ENGINES_VENV)
+
+$(ENGINES_VENV)/.installed-engines: $(ENGINES_VENV)/pyvenv.cfg $(AGENT_SOURCES) requirements/engines.txt
+	rm -rf build/engines-dist
+	$(ENGINES_PY) -m pip --disable-pip-version-check wheel -q --no-deps -w build/engines-dist .
+	$(ENGINES_PY) -m pip --disable-pip-version-check uninstall -q -y accel-agent 2>/dev/null || true
+	$(ENGINES_PY) -m pip --disable-pip-version-check install -q \
+		"$$(ls build/engines-dist/accel_agent-*.whl)[pycryptodome]" -r requirements/engines.txt
+	@touch $@
+
+engines: $(ENGINES_VENV)/.installed-engines
+	@rc=0; env -u ACCEL_AGENT -u ACCEL_AGENT_EXCLUDE ACCEL_ENGINE_TESTS=require \
+		ACCEL_TEST_WHEEL="$$(ls $(CURDIR)/build/engines-dist/accel_agent-*.whl)" \
+		$(ENGINES_PY) -m pytest -q -p no:cacheprovider -n 2 -m engines tests/engines \
+		$(ENGINES_ARGS) || rc=$$?; \
+	if [ $$rc -eq 5 ]; then \
+		echo "make engines: pytest collected no tests; an empty run is a failure" >&2; \
+	fi; \
+	exit $$rc
 
 ci:
 	bash .ci/run

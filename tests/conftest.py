@@ -191,6 +191,8 @@ def _check(args: list) -> None:
 def installed_venv(tmp_path_factory) -> InstalledVenv:
     """Build the wheel and install it, without dependencies, into a fresh venv (once per session).
 
+    ``ACCEL_TEST_WHEEL=PATH`` installs that wheel instead of building one.
+
     The venv gets no pip (creating it is then ~0.1 s); this venv's pip installs
     the wheel into it. Its dependencies (cryptography, pycryptodome, click) are
     this venv's: a path line in a .pth that sorts before accel_agent.pth puts
@@ -199,9 +201,15 @@ def installed_venv(tmp_path_factory) -> InstalledVenv:
     not run there.
     """
     work = tmp_path_factory.mktemp("installed")
-    wheels = work / "wheels"
-    _check([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", wheels, helpers.REPO])
-    (wheel,) = wheels.glob("accel_agent-*.whl")
+    prebuilt = os.environ.get("ACCEL_TEST_WHEEL")
+    if prebuilt:  # make engines: the wheel it just built from this tree, not built again
+        wheel = Path(prebuilt)
+    else:
+        wheels = work / "wheels"
+        _check(
+            [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", wheels, helpers.REPO]
+        )
+        (wheel,) = wheels.glob("accel_agent-*.whl")
     root = work / "venv"
     _check([sys.executable, "-m", "venv", "--without-pip", root])
     python = root / "bin" / "python"
