@@ -2,11 +2,12 @@
 
 A fork while another thread holds a lock copies the lock held into the
 child, where no thread will ever release it: the child's first attempt to
-take it hangs. Every module-level lock of the agent is therefore made by
-:func:`rlock`, which stores it under a name in the module's namespace and,
-after a fork, puts a new unlocked one there in the child. Callers use the
-lock through that global name (``with _lock:``), so they always get the
-current one, at the speed of a plain ``_thread.RLock``.
+take it hangs. Every lock of the agent is therefore made by :func:`rlock`, which stores it
+under a name in a namespace (a module's ``globals()``, or an object's
+``vars()``) and, after a fork, puts a new unlocked one there in the child.
+Callers use the lock through that name (``with _lock:``, ``with
+self._lock:``), so they always get the current one, at the speed of a plain
+``_thread.RLock``.
 
 Stdlib only, and cheap to import: hooks and the registry use it at activation.
 """

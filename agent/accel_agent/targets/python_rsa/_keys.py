@@ -26,8 +26,7 @@ the process ends. ``ACCEL_AGENT_EXCLUDE=rsa`` keeps python-rsa native and caches
 
 from __future__ import annotations
 
-import os
-import threading
+from accel_agent import forksafe
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -44,7 +43,9 @@ class BoundedCache:
     def __init__(self, limit: int) -> None:
         self.limit = limit
         self._entries: dict[tuple, Any] = {}
-        self._lock = threading.Lock()
+        # Renewed in a forked child: a lock another thread held at the fork
+        # would be copied locked, and the child's first python-rsa call would hang.
+        forksafe.rlock(vars(self), "_lock")
 
     def __len__(self) -> int:
         return len(self._entries)
@@ -76,24 +77,9 @@ class BoundedCache:
         with self._lock:
             self._entries.clear()
 
-    def new_lock(self) -> None:
-        """A fresh lock: the child of a fork, whose copy another thread may have held."""
-        self._lock = threading.Lock()
-
 
 private_twins = BoundedCache(PRIVATE_ENTRIES)
 public_twins = BoundedCache(PUBLIC_ENTRIES)
-
-
-def _new_locks_in_child() -> None:
-    # fork() copies only the calling thread: a lock another thread held is
-    # copied locked, and the child's first python-rsa call would hang on it.
-    private_twins.new_lock()
-    public_twins.new_lock()
-
-
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_new_locks_in_child)
 
 
 def clear() -> None:
