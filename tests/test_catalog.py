@@ -51,3 +51,11 @@ def test_no_default_outside_the_catalog():
 def test_only_scrypt_is_native_by_default():
     natives = [spec.name for spec in catalog.PRIMITIVES if spec.default == calibration.NATIVE]
     assert natives == ["scrypt"]
+
+
+@pytest.mark.parametrize("primitive", PRIMITIVES)
+def test_a_row_names_its_own_known_answers_first(primitive):
+    spec = catalog.BY_NAME[primitive]
+    assert spec.known_answers[0] == primitive
+    extra = {"chacha20": ("hchacha20",)}  # the provider also derives XChaCha20's subkey
+    assert spec.known_answers[1:] == extra.get(primitive, ())

@@ -4,8 +4,8 @@ Declarative (style.md #7): a primitive is a name, a family, the CPU
 capabilities its fast providers need, the providers that can serve it, each
 named as ``"module:factory"`` so that nothing heavy is imported until a
 primitive is first used, the path calibration picks without a calibration
-cache (``default``). ``native`` is never a provider: it is what remains
-when no provider passes its gates.
+cache (``default``), and the known-answer sets that gate it. ``native`` is
+never a provider: it is what remains when no provider passes its gates.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ NATIVE = "native"  # a default: native pycryptodome was measured faster
 class PrimitiveSpec:
     """One algorithm as the registry sees it."""
 
-    __slots__ = ("name", "family", "requires", "providers", "default")
+    __slots__ = ("name", "family", "requires", "providers", "default", "known_answers")
 
     def __init__(
         self,
@@ -39,6 +39,7 @@ class PrimitiveSpec:
         requires: tuple[str, ...],
         providers: tuple[ProviderSpec, ...],
         default: str | None = None,
+        known_answers: tuple[str, ...] | None = None,
     ) -> None:
         self.name = name  # "aes-ecb"
         self.family = family  # "aes": what ACCEL_AGENT_EXCLUDE=aes switches off
@@ -48,6 +49,8 @@ class PrimitiveSpec:
         # a provider's name, NATIVE, or None for no opinion (the providers' order
         # decides). A calibration cache overrides it (calibration.preferred).
         self.default = default
+        # Known-answer sets (accel_agent/known_answers/NAME.json), all must pass.
+        self.known_answers = known_answers or (name,)
 
     def __repr__(self) -> str:
         return "PrimitiveSpec(%r)" % self.name
@@ -86,8 +89,16 @@ PRIMITIVES: tuple[PrimitiveSpec, ...] = (
     _aes("aes-ccm", "aes_ccm_eax", "ccm_provider"),
     _aes("aes-eax", "aes_ccm_eax", "eax_provider"),
     # ChaCha20 is fast in portable SIMD code: no CPU feature is required.
-    # Figures: docs/compatibility.md, ChaCha section.
-    PrimitiveSpec("chacha20", "chacha", (), (_openssl("chacha", "chacha20_provider"),), "openssl"),
+    # Figures: docs/compatibility.md, ChaCha section. The chacha20 row's
+    # provider also serves HChaCha20 (XChaCha20's subkey): its set is checked too.
+    PrimitiveSpec(
+        "chacha20",
+        "chacha",
+        (),
+        (_openssl("chacha", "chacha20_provider"),),
+        "openssl",
+        ("chacha20", "hchacha20"),
+    ),
     PrimitiveSpec(
         "chacha20-poly1305",
         "chacha",
