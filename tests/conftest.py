@@ -27,7 +27,6 @@ import helpers  # noqa: E402
 from accel_agent import (  # noqa: E402
     _boot,
     activation,
-    calibration,
     catalog,
     hooks,
     messages,
@@ -141,7 +140,6 @@ def fake_catalog(monkeypatch, agent_state):
         monkeypatch.setitem(
             selfcheck.KNOWN_ANSWERS, spec.name, (helpers.check_transform, helpers.REVERSE_VECTORS)
         )
-    monkeypatch.setattr(calibration, "BUILTIN_DEFAULTS", {})
     yield {spec.name: spec for spec in specs}
     for spec in specs:
         registry._slots.pop(spec.name, None)

@@ -559,7 +559,7 @@ def test_enable_exclude_keeps_the_family_native(venv):
     # Every AES primitive is native; other families (ChaCha, hashes) are not excluded.
     aes = [spec.name for spec in catalog.PRIMITIVES if spec.family == "aes"]
     by_calibration = [
-        name for name, path in calibration.BUILTIN_DEFAULTS.items() if path == "native"
+        spec.name for spec in catalog.PRIMITIVES if spec.default == calibration.NATIVE
     ]
     assert int(second["native"]) == len(aes) + len(by_calibration)
     assert re.search(r"aes-ecb[^:;]*: excluded by the user", second["notes"])

@@ -178,7 +178,7 @@ def test_a_broken_calibration_cache_is_one_warning(cache_home, content, capsys):
     os.makedirs(os.path.dirname(path))
     with open(path, "w") as handle:
         handle.write(content)
-    assert calibration.preferred("scrypt") == calibration.BUILTIN_DEFAULTS["scrypt"]
+    assert calibration.preferred("scrypt") == calibration.builtin_default("scrypt")
     assert calibration.thresholds("pbkdf2") == calibration.BUILTIN_THRESHOLDS["pbkdf2"]
     warnings = [line for line in messages.history if "calibration cache" in line]
     assert len(warnings) == 1

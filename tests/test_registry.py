@@ -82,7 +82,7 @@ def test_exclusions_set_at_activation_win_over_the_variable(fake_catalog, monkey
 
 
 def test_calibration_preferring_native_is_a_healthy_choice(fake_catalog, monkeypatch):
-    monkeypatch.setitem(calibration.BUILTIN_DEFAULTS, "toy-a", calibration.NATIVE)
+    monkeypatch.setattr(catalog.BY_NAME["toy-a"], "default", calibration.NATIVE)
     chosen = registry.choice("toy-a")
     assert (chosen.provider_name, chosen.outcome) == ("native", registry.NATIVE_BY_CHOICE)
     assert chosen.reason == "native is faster here"
@@ -92,7 +92,7 @@ def test_calibration_preferring_native_is_a_healthy_choice(fake_catalog, monkeyp
 
 def test_calibration_is_consulted_before_the_self_check(fake_catalog, monkeypatch):
     ran = []
-    monkeypatch.setitem(calibration.BUILTIN_DEFAULTS, "toy-a", calibration.NATIVE)
+    monkeypatch.setattr(catalog.BY_NAME["toy-a"], "default", calibration.NATIVE)
     monkeypatch.setattr(registry, "_selfcheck_run", lambda *args: ran.append(args))
     registry.choice("toy-a")
     assert ran == []  # no process pays for a check whose provider will not be used
@@ -200,7 +200,7 @@ def ecb_native():
 def test_a_wrong_aes_known_answer_in_quiet_mode(agent_state, monkeypatch, capsys, ecb_native):
     baseline = {c.primitive: c.outcome for c in registry.resolve_all() if c.primitive != "aes-ecb"}
     registry.reset()
-    checker, vectors = selfcheck.KNOWN_ANSWERS["aes-ecb"]
+    checker, vectors = selfcheck.load("aes-ecb")
     monkeypatch.setitem(selfcheck.KNOWN_ANSWERS, "aes-ecb", (checker, _corrupted(vectors)))
     capsys.readouterr()
     accel_agent.activate("quiet")
@@ -240,7 +240,7 @@ def test_excluding_aes_keeps_it_native_and_healthy(agent_state, monkeypatch, ecb
 
 @requires_aes_acceleration
 def test_aes_calibrated_native_is_native_by_choice(agent_state, monkeypatch):
-    monkeypatch.setitem(calibration.BUILTIN_DEFAULTS, "aes-ecb", calibration.NATIVE)
+    monkeypatch.setattr(catalog.BY_NAME["aes-ecb"], "default", calibration.NATIVE)
     entry = accel_agent.status()["primitives"]["aes-ecb"]
     assert (entry["provider"], entry["outcome"], entry["reason"]) == (
         "native",

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
-from accel_agent import catalog, registry, selfcheck
+from accel_agent import catalog, known_answers, registry, selfcheck
 from accel_agent.providers.base import SelfCheckFailed
 
 PRIMITIVES = [spec.name for spec in catalog.PRIMITIVES]
+# (primitive, known-answer set): every set a catalog row names
+SETS = [(spec.name, name) for spec in catalog.PRIMITIVES for name in spec.known_answers]
 
 
 def provider_of(primitive: str):
@@ -21,9 +25,9 @@ def flip_expected(vector: tuple) -> tuple:
     return (*fields, expected[:-1] + bytes([expected[-1] ^ 0x80]))
 
 
-@pytest.mark.parametrize("primitive", PRIMITIVES)
-def test_every_primitive_has_known_answers(primitive):
-    checker, vectors = selfcheck.KNOWN_ANSWERS[primitive]
+@pytest.mark.parametrize(("primitive", "name"), SETS)
+def test_every_primitive_has_known_answers(primitive, name):
+    checker, vectors = selfcheck.load(name)
     assert callable(checker)
     assert vectors, "a primitive checked by no vector would be trusted unchecked"
     labels = [vector[0] for vector in vectors]
@@ -37,13 +41,13 @@ def test_real_provider_passes_its_known_answers(primitive):
     selfcheck.run(primitive, provider_of(primitive))
 
 
-@pytest.mark.parametrize("primitive", PRIMITIVES)
-def test_each_wrong_answer_is_caught_and_named(primitive, monkeypatch):
-    checker, vectors = selfcheck.KNOWN_ANSWERS[primitive]
+@pytest.mark.parametrize(("primitive", "name"), SETS)
+def test_each_wrong_answer_is_caught_and_named(primitive, name, monkeypatch):
+    checker, vectors = selfcheck.load(name)
     provider = provider_of(primitive)
     for index, vector in enumerate(vectors):
         broken = (*vectors[:index], flip_expected(vector), *vectors[index + 1 :])
-        monkeypatch.setitem(selfcheck.KNOWN_ANSWERS, primitive, (checker, broken))
+        monkeypatch.setitem(selfcheck.KNOWN_ANSWERS, name, (checker, broken))
         with pytest.raises(SelfCheckFailed) as caught:
             selfcheck.run(primitive, provider)
         message = str(caught.value)
@@ -94,3 +98,75 @@ def test_a_provider_that_decrypts_wrongly_fails():
 def test_a_primitive_without_known_answers_is_not_trusted():
     with pytest.raises(SelfCheckFailed, match="no known-answer test for rot13"):
         selfcheck.run("rot13", object())
+
+
+# ----------------------------------------------------------------- the data files and their loader
+
+
+def test_every_known_answer_file_is_named_by_a_catalog_row_and_says_its_source():
+    named = {name for _primitive, name in SETS}
+    folder = os.path.dirname(known_answers.path("x"))
+    files = {entry[: -len(".json")] for entry in os.listdir(folder) if entry.endswith(".json")}
+    assert files == named, "a file no row names is never checked; a name with no file fails"
+    for name in sorted(files):
+        document = known_answers.read(name)
+        assert document["checker"] in selfcheck.CHECKERS, name
+        assert isinstance(document["source"], str) and document["source"], name
+
+
+def test_the_same_checker_decodes_every_field_it_unpacks():
+    for name in sorted({name for _primitive, name in SETS}):
+        document = known_answers.read(name)
+        _checker, fields = selfcheck.CHECKERS[document["checker"]]
+        assert list(fields)[0] == "label"
+        for vector in known_answers.vectors(document, fields):
+            assert len(vector) == len(fields)
+            assert isinstance(vector[-1], bytes), "the expected output is the last field"
+
+
+def write_set(folder, name, text):
+    (folder / (name + ".json")).write_text(text, encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        ("{not json", "JSONDecodeError"),
+        ('{"checker": "block-mode", "vectors": []}', "ValueError"),
+        ('{"checker": "no-such-kind", "vectors": [{}]}', "KeyError"),
+        ('{"checker": "hash", "vectors": [{"label": "x", "message": "616263"}]}', "ValueError"),
+        (
+            '{"checker": "hash", "vectors": '
+            '[{"label": "x", "message": "616263", "digest": "zz00112233"}]}',
+            "ValueError",
+        ),
+    ],
+)
+def test_a_broken_file_fails_the_check_naming_the_set_not_its_bytes(
+    tmp_path, monkeypatch, text, kind
+):
+    write_set(tmp_path, "sha256", text)
+    monkeypatch.setattr(known_answers, "path", lambda name: str(tmp_path / (name + ".json")))
+    monkeypatch.delitem(selfcheck.KNOWN_ANSWERS, "sha256", raising=False)
+    with pytest.raises(SelfCheckFailed) as caught:
+        selfcheck.run("sha256", provider_of("sha256"))
+    assert str(caught.value) == "known answers sha256 unreadable (%s)" % kind
+    assert "616263" not in str(caught.value) and "zz00" not in str(caught.value)
+    assert caught.value.__cause__ is None and caught.value.__suppress_context__
+    assert "sha256" not in selfcheck.KNOWN_ANSWERS  # not cached: nothing was read
+
+
+def test_a_set_name_is_not_a_path():
+    for name in ("../catalog", "/etc/passwd", ".hidden"):
+        with pytest.raises(SelfCheckFailed, match="no known-answer test for"):
+            selfcheck.load(name)
+
+
+def test_bytes_may_be_written_as_text_and_big_numbers_in_hex():
+    assert known_answers.octets({"ascii": "Jefe"}) == b"Jefe"
+    assert known_answers.octets("4a656665") == b"Jefe"
+    assert known_answers.big_integer("1" + "0" * 40) == 16**40  # past a JSON double's precision
+    with pytest.raises(ValueError):
+        known_answers.integer(True)
+    with pytest.raises(ValueError):
+        known_answers.octets(7)

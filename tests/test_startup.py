@@ -91,6 +91,32 @@ def test_an_active_start_up_loads_the_boot_module(clean_env):
     assert result.stdout.strip() == "True"
 
 
+def test_known_answers_are_read_at_first_use_not_at_start_up(clean_env):
+    # The vectors are data files: nothing reads them (or imports their loader)
+    # until a primitive is used and its self-check runs.
+    code = textwrap.dedent(
+        """\
+        import sys
+        loaded = lambda: [m for m in ("accel_agent.selfcheck", "accel_agent.known_answers")
+                          if m in sys.modules]
+        print(loaded())
+        import Crypto.Hash.SHA256 as SHA256
+        print(loaded())
+        SHA256.new(b"abc").digest()
+        print(loaded())
+        from accel_agent import selfcheck
+        print(sorted(selfcheck.KNOWN_ANSWERS))
+        """
+    )
+    result = run_python("-c", code, env=env_with(clean_env, ACCEL_AGENT="quiet"))
+    assert result.stdout.splitlines() == [
+        "[]",
+        "[]",
+        "['accel_agent.selfcheck', 'accel_agent.known_answers']",
+        "['sha256']",
+    ], result.stderr
+
+
 @requires_aes_acceleration
 @pytest.mark.parametrize("how", ["-X", "env"])
 def test_quiet_prints_nothing_and_imports_nothing_heavy(clean_env, how):

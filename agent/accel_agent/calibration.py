@@ -1,36 +1,23 @@
 """Gate 3 of the provider model: is the provider faster than native here?
 
-Without a calibration cache the built-in defaults apply: for each primitive,
-the provider measured faster than native pycryptodome on the reference
-machine (docs/performance.md gives the figures). A primitive missing from the
-table keeps its providers' priority order. No process start ever times
-anything; measuring is what ``make bench`` (and, later, ``accel-agent
-calibrate``) is for.
+Without a calibration cache the built-in defaults apply: each catalog row's
+``default``, the path measured faster on the reference machine
+(docs/performance.md gives the figures). A row without one keeps its
+providers' priority order. No process start ever times anything; measuring
+is what ``make bench`` (and, later, ``accel-agent calibrate``) is for.
 """
 
 from __future__ import annotations
 
-NATIVE = "native"
+from accel_agent import catalog
 
-# primitive -> the fastest path measured on the reference machine
-BUILTIN_DEFAULTS: dict[str, str] = {
-    "aes-ecb": "openssl",  # single block: 2.3 us native vs 0.18 us OpenSSL (4.4, x86_64 AES-NI)
-    "aes-cbc": "openssl",
-    "aes-ctr": "openssl",
-    "aes-cfb": "openssl",
-    "aes-ofb": "openssl",
-    "aes-gcm": "openssl",  # 1 KiB: 23 MB/s native vs 1.33 GB/s OpenSSL (docs/performance.md)
-    "aes-ccm": "openssl",  # 64 B to 1 MiB: 3-30x native (docs/performance.md, CCM and EAX)
-    "aes-eax": "openssl",
-    "chacha20": "openssl",  # see docs/compatibility.md, ChaCha section, for the figures
-    "chacha20-poly1305": "openssl",
-    "xchacha20-poly1305": "openssl",
-    # OCB, SIV and key wrap (docs/performance.md, "AES-OCB, SIV, KW, KWP").
-    "aes-ocb": "openssl",
-    "aes-siv": "openssl",
-    "aes-kw": "openssl",
-    "aes-kwp": "openssl",
-}
+NATIVE = catalog.NATIVE
+
+
+def builtin_default(primitive: str) -> str | None:
+    """The path the catalog row of ``primitive`` names without a calibration cache."""
+    spec = catalog.BY_NAME.get(primitive)
+    return spec.default if spec is not None else None
 
 
 # Where native pycryptodome overtakes OpenSSL within a primitive that is
@@ -55,58 +42,8 @@ def preferred(primitive: str) -> str | None:
     cached = cached_preference(primitive)
     if cached == ANY_PROVIDER:
         return None  # measured here: the providers beat native, their order decides
-    return cached or BUILTIN_DEFAULTS.get(primitive)
+    return cached or builtin_default(primitive)
 
-
-# =========================================================================== hashes, MACs, KDFs
-# Hashes, MACs and KDFs. Measured on the reference machine (pycryptodome 4.4, OpenSSL 3.0
-# via _hashlib, x86_64 with SHA-NI; docs/performance.md, hashes section):
-# OpenSSL hashes every message size faster (64 B: 5-9x; 1 MiB: 1.1-2.8x), and
-# HMAC, HKDF, CMAC and Poly1305 gain from one C call where pycryptodome makes
-# several Python ones. scrypt at N=2^10..2^14 is faster natively (26 ms vs 39
-# ms at 2^14), and so is PBKDF2 from a few hundred iterations (see below).
-# Hashes, HMAC, PBKDF2 and HKDF have two providers (hashlib, then openssl for
-# a Python without _hashlib) and no entry: both are faster than native, so
-# their priority order decides. Only the exceptions are listed.
-BUILTIN_DEFAULTS.update(
-    {
-        "aes-cmac": "openssl",
-        "poly1305": "openssl",
-        "scrypt": NATIVE,
-    }
-)
-
-# =========================================================================== public keys
-# Public keys. Measured on the reference machine (pycryptodome 4.4, OpenSSL 4.0,
-# pyca/cryptography 50; docs/compatibility-pubkey.md): OpenSSL is faster for
-# every operation, by 4x (RSA-2048 sign) to 8x (ECDSA P-256 sign); RSA-2048
-# generation 55 ms vs 310 ms.
-BUILTIN_DEFAULTS.update(
-    {
-        name: "openssl"
-        for name in (
-            "rsa-pkcs1v15-sign",
-            "rsa-pss",
-            "rsa-oaep",
-            "rsa-pkcs1v15-encrypt",
-            "rsa-keygen",
-            "ecdsa-p256",
-            "ecdsa-p384",
-            "ecdsa-p521",
-            "ed25519",
-            "ed448",
-            "ecdh-p256",
-            "ecdh-p384",
-            "ecdh-p521",
-            "x25519",
-            "x448",
-            "ecc-keygen",
-        )
-    }
-)
-# python-ecdsa's curves besides P-256/384/521: its pure-Python
-# arithmetic is slower than pycryptodome's on every curve (docs/compatibility-python-ecdsa.md).
-BUILTIN_DEFAULTS.update(dict.fromkeys(("ecdsa-p192", "ecdsa-p224", "ecdsa-secp256k1"), "openssl"))
 
 # primitive -> {class -> value}: per-call decisions a target makes cheaply.
 # pbkdf2: hash name -> iteration count from which native pycryptodome is

@@ -30,8 +30,7 @@ import rsa  # noqa: E402
 import rsa.key  # noqa: E402
 import rsa.pkcs1  # noqa: E402
 
-from accel_agent import patching  # noqa: E402
-from accel_agent.selfcheck import _RSA_KEY  # noqa: E402 - Wycheproof's RSA-2048 key
+from accel_agent import patching, selfcheck  # noqa: E402
 from accel_agent.targets.python_rsa import _keys  # noqa: E402
 
 RAISED = Recorder.RAISED
@@ -64,7 +63,8 @@ def keys() -> dict:
     made["agent-1024"] = rsa.newkeys(1024)
     made["agent-2048"] = rsa.newkeys(2048)
     made["agent-1024-e3"] = rsa.newkeys(1024, exponent=3)
-    n, e, d, p, q = _RSA_KEY  # Wycheproof's key, d mod lcm(p-1, q-1), p > q
+    # Wycheproof's key (the known answers' RSA-2048 key), d mod lcm(p-1, q-1), p > q
+    n, e, d, p, q = selfcheck.load(SIGN)[1][0][1]
     made["wycheproof-2048"] = (rsa.PublicKey(n, e), rsa.PrivateKey(n, e, d, p, q))
     # python-rsa keeps p > q; a key read from elsewhere may not.
     made["wycheproof-2048-p<q"] = (rsa.PublicKey(n, e), rsa.PrivateKey(n, e, d, q, p))
