@@ -201,7 +201,7 @@ def _merkle_damgard_class(
     namespace = {"update": update, "copy": copy, "new": new, "__init__": init(start), **facts}
     Hash = speedups.hash_class(native_cls, namespace)
     Hash.__init__.__qualname__ = "%s.__init__" % native_cls.__qualname__
-    _native_shape.install(Hash, ("_h",), lambda obj: native_new())
+    _native_shape.install(Hash, ("_h",), lambda obj: native_new(), lambda cls: cls.__new__(cls))
     maker = speedups.blank(Hash)
 
     def fresh(data: Any) -> Any:
