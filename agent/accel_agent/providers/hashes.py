@@ -89,10 +89,20 @@ class HashProvider:
         self.new = new
 
 
+# CPython's _hashlib takes at most this many bytes of an HMAC key, a PBKDF2
+# password or salt, or a scrypt password or salt, in one call (OverflowError
+# past it); messages of any size are fed to OpenSSL in parts.
+MAX_KEY_SIZE = 2**31 - 1
+
+
 class HmacProvider:
-    """HMAC with any hash of :data:`HMAC_NAMES`: ``new(key, msg, name)`` and one-shot ``digest``."""
+    """HMAC with any hash of :data:`HMAC_NAMES`: ``new(key, msg, name)`` and one-shot ``digest``.
+
+    Keys longer than :data:`MAX_KEY_SIZE` are the caller's to serve otherwise.
+    """
 
     primitive = "hmac"
+    max_key_size = MAX_KEY_SIZE
 
     def __init__(self, backend: str = HASHLIB) -> None:
         self.name = backend
@@ -116,9 +126,13 @@ def _usable(_hashlib, name: str) -> bool:
 
 
 class Pbkdf2Provider:
-    """PBKDF2-HMAC: ``derive(hash name, password, salt, iterations, length)``."""
+    """PBKDF2-HMAC: ``derive(hash name, password, salt, iterations, length)``.
+
+    Passwords and salts longer than :data:`MAX_KEY_SIZE` are the caller's to serve otherwise.
+    """
 
     primitive = "pbkdf2"
+    max_input_size = MAX_KEY_SIZE
 
     def __init__(self, backend: str = HASHLIB) -> None:
         self.name = backend
@@ -132,9 +146,13 @@ class Pbkdf2Provider:
 
 
 class ScryptProvider:
-    """scrypt: ``derive(password, salt, n, r, p, length)``."""
+    """scrypt: ``derive(password, salt, n, r, p, length)``.
+
+    Passwords and salts longer than :data:`MAX_KEY_SIZE` are the caller's to serve otherwise.
+    """
 
     primitive = "scrypt"
+    max_input_size = MAX_KEY_SIZE
     MAX_MEMORY = 2**31 - 1  # what _hashlib accepts for maxmem
 
     def __init__(self, backend: str = HASHLIB) -> None:
@@ -161,6 +179,7 @@ class HkdfProvider:
     """HKDF (RFC 5869) on OpenSSL's HMAC: ``derive(name, digest size, ikm, salt, info, length)``."""
 
     primitive = "hkdf"
+    max_key_size = MAX_KEY_SIZE  # the salt is the first HMAC's key
 
     def __init__(self, backend: str = HASHLIB) -> None:
         self.name = backend

@@ -229,6 +229,7 @@ def patch(module: ModuleType) -> None:
 
     ctor = None  # OpenSSL's hmac_new, once the slot resolved to OpenSSL
     names: frozenset = frozenset()
+    max_key_size = 0  # longer keys go to native (OpenSSL's call takes at most this many bytes)
 
     def new(key, msg=b"", digestmod=None):
         if type(digestmod) is _ModuleType:
@@ -246,7 +247,7 @@ def patch(module: ModuleType) -> None:
             cls, info = kind
             if ctor is None:
                 resolve()
-            if ctor is not None and info.name in names:
+            if ctor is not None and info.name in names and len(key) <= max_key_size:
                 key = bytes(key)
                 mac = blank(cls)
                 mac._mac = ctor(key, msg or b"", info.name)
@@ -259,10 +260,10 @@ def patch(module: ModuleType) -> None:
         return native_new(key, msg, digestmod)
 
     def resolve() -> None:
-        nonlocal ctor, names
+        nonlocal ctor, names, max_key_size
         provider = slot.get()
         if provider is not None:
-            ctor, names = provider.new, provider.names
+            ctor, names, max_key_size = provider.new, provider.names, provider.max_key_size
 
     def forget() -> None:
         nonlocal ctor
