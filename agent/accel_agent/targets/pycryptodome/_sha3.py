@@ -217,6 +217,8 @@ def patch_shake(module: ModuleType, primitive: str) -> None:
         def read(self, length):
             if type(length) is not int or length < 0:
                 length = checked_length(self, length)
+            if self._copied:
+                self._copied = False  # as natively: a read raises the copy's flag
             # The position moves on before any call: threads sharing an XOF
             # each get their own part of the stream, as natively.
             start = self._pos

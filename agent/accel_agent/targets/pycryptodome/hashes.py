@@ -270,6 +270,23 @@ def _patch_simple(module: ModuleType, primitive: str) -> None:
     _patch_oneshot(module, slot, native_new)
 
 
+@functools.cache
+def _retargeted(kind: type, variant: type) -> type:
+    """A subclass of a program's subclass ``kind`` that holds another SHA-512 variant.
+
+    ``Mine(data, "256")``, where ``Mine`` subclasses the class of a full
+    SHA-512 object: the object stays an instance of ``Mine`` with the
+    SHA-512/256 facts and methods.
+    """
+    members = {
+        name: vars(variant)[name] for name in ("digest_size", "oid", "update", "copy", "new")
+    }
+    cls = type(kind.__name__, (kind,), members)
+    cls.__qualname__ = kind.__qualname__
+    cls.__module__ = kind.__module__
+    return cls
+
+
 def _patch_oneshot(module: ModuleType, slot: registry.Slot, native_new: Callable) -> None:
     """4.x's module-level ``digest(data)``: same bytes as ``new(data).digest()``."""
     native_digest = getattr(module, "digest", None)
@@ -302,7 +319,9 @@ def _patch_sha512(module: ModuleType) -> None:
                     if variant is None:
                         native_cls(data, truncate)  # raises what native raises for it
                         raise ValueError("Incorrect truncation length. It must be '224' or '256'.")
-                    self.__class__ = variant
+                    kind = type(self)
+                    # As natively, the object is of the class called, holding that variant.
+                    self.__class__ = variant if kind in ours else _retargeted(kind, variant)
                     variant.__init__(self, data, truncate)
                     return
                 start(self, data)
@@ -312,6 +331,7 @@ def _patch_sha512(module: ModuleType) -> None:
         return make_init
 
     native_cls: type = type(native_new())
+    ours: set = set()  # the three classes
     for truncate, primitive in SHA512_TRUNCATIONS.items():
         native_obj = native_new(None, truncate)
         slot = registry.slot(primitive)
@@ -321,6 +341,7 @@ def _patch_sha512(module: ModuleType) -> None:
         )
         variants[truncate] = (maker, slot, fresh)
         classes[truncate] = cls
+        ours.add(cls)
     full = variants[None]
 
     full_maker, full_slot = full[0], full[1]
