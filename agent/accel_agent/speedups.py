@@ -123,9 +123,14 @@ def hash_class(native_cls: type, namespace: dict) -> type:
     return cls
 
 
+# new_object(cls): an empty object of a hash_class class, no __init__ run (the
+# cheapest way to make one in Python: object.__new__ where the base is Python).
+new_object: Callable[[type], Any] = HashCore.__new__ if _speedups is not None else object.__new__
+
+
 def blank(cls: type) -> Callable[[], Any]:
     """A maker of empty objects of a ``hash_class`` class: no ``__init__`` runs."""
-    return functools.partial(cls.__new__ if _speedups is not None else object.__new__, cls)
+    return functools.partial(new_object, cls)
 
 
 def _named_like(original: Callable, fallback: Callable, make_front: Callable) -> Any:

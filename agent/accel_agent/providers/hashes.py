@@ -98,11 +98,19 @@ MAX_KEY_SIZE = 2**31 - 1
 class HmacProvider:
     """HMAC with any hash of :data:`HMAC_NAMES`: ``new(key, msg, name)`` and one-shot ``digest``.
 
-    Keys longer than :data:`MAX_KEY_SIZE` are the caller's to serve otherwise.
+    ``new`` takes keys of at most :data:`MAX_KEY_SIZE` bytes: a longer key is
+    first shortened with :meth:`shorten` (RFC 2104 hashes any key longer
+    than the hash's block, so the MAC is the same).
     """
 
     primitive = "hmac"
     max_key_size = MAX_KEY_SIZE
+
+    def shorten(self, name: str, key: bytes) -> bytes:
+        """The key HMAC uses in place of a key longer than the block: its hash."""
+        import hashlib
+
+        return hashlib.new(name, key).digest()
 
     def __init__(self, backend: str = HASHLIB) -> None:
         self.name = backend

@@ -239,12 +239,13 @@ def _patch_simple(module: ModuleType, primitive: str) -> None:
     cls, maker, fresh = _merkle_damgard_class(
         type(native_obj), _class_facts(native_obj), slot, native_new, _plain_init
     )
+    new_object = speedups.new_object
 
     ctor = None  # the provider's constructor, once the slot resolved to OpenSSL
 
     def new(data=None):
         if type(data) is bytes and ctor is not None:
-            h = maker()
+            h = new_object(cls)
             h._h = ctor(data)
             slot.calls += 1
             return h
@@ -344,12 +345,13 @@ def _patch_sha512(module: ModuleType) -> None:
         ours.add(cls)
     full = variants[None]
 
-    full_maker, full_slot = full[0], full[1]
+    full_cls, full_slot = classes[None], full[1]
+    new_object = speedups.new_object
     ctor = None  # SHA-512's constructor, once its slot resolved to OpenSSL
 
     def new(data=None, truncate=None):
         if truncate is None and ctor is not None and type(data) is bytes:
-            h = full_maker()  # SHA512.new(data): the common shape, flat
+            h = new_object(full_cls)  # SHA512.new(data): the common shape, flat
             h._h = ctor(data)
             full_slot.calls += 1
             return h

@@ -229,7 +229,8 @@ def patch(module: ModuleType) -> None:
 
     ctor = None  # OpenSSL's hmac_new, once the slot resolved to OpenSSL
     names: frozenset = frozenset()
-    max_key_size = 0  # longer keys go to native (OpenSSL's call takes at most this many bytes)
+    max_key_size = 0  # OpenSSL's call takes at most this many bytes of key
+    shorten = None  # (name, key) -> the hash that stands for a longer key
 
     def new(key, msg=b"", digestmod=None):
         if type(digestmod) is _ModuleType:
@@ -247,7 +248,9 @@ def patch(module: ModuleType) -> None:
             cls, info = kind
             if ctor is None:
                 resolve()
-            if ctor is not None and info.name in names and len(key) <= max_key_size:
+            if ctor is not None and info.name in names:
+                if len(key) > max_key_size:  # past what OpenSSL's call takes: its hash
+                    key = shorten(info.name, key)
                 key = bytes(key)
                 mac = blank(cls)
                 mac._mac = ctor(key, msg or b"", info.name)
@@ -260,10 +263,11 @@ def patch(module: ModuleType) -> None:
         return native_new(key, msg, digestmod)
 
     def resolve() -> None:
-        nonlocal ctor, names, max_key_size
+        nonlocal ctor, names, max_key_size, shorten
         provider = slot.get()
         if provider is not None:
             ctor, names, max_key_size = provider.new, provider.names, provider.max_key_size
+            shorten = provider.shorten
 
     def forget() -> None:
         nonlocal ctor
