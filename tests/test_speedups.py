@@ -321,6 +321,37 @@ def test_the_hash_class_can_be_subclassed_and_survives_a_rebound_h(flavour):
     assert h.digest() == b"still here" and h._h is None
 
 
+@with_flavours
+def test_hash_objects_have_a_dictionary_weak_references_and_are_collected(flavour):
+    """The objects of hash_class() classes: attributes, weak references, cycles collected."""
+    ensure_agent()
+    import gc
+    import weakref
+
+    sha256 = import_from(flavour, "Hash.SHA256")
+    require_acceleration("sha256")
+    h = sha256.new(b"abc")
+    assert isinstance(h, sha256.SHA256Hash) and type(h) is not sha256.SHA256Hash
+    h.label = "mine"
+    h.me = h  # a cycle through the instance dictionary
+    assert h.__dict__ == {"label": "mine", "me": h}
+    reference = weakref.ref(h)
+    del h
+    gc.collect()
+    assert reference() is None  # the collector found the cycle and freed the object
+
+    class Mine(type(sha256.new(b""))):
+        __slots__ = ("extra",)
+
+    mine = Mine(b"abc")
+    mine.extra, mine.other = 1, 2
+    assert mine.digest() == sha256.new(b"abc").digest() and (mine.extra, mine.other) == (1, 2)
+    reference = weakref.ref(mine)
+    del mine
+    gc.collect()
+    assert reference() is None
+
+
 # --------------------------------------------------------------------------- pure Python
 
 WORKLOAD = textwrap.dedent(

@@ -11,7 +11,9 @@
  *
  *   HashCore     base class of the agent's hash objects: a _hashlib object in
  *                a C slot, digest() and hexdigest() without a Python frame;
- *                hash_class() makes its per-algorithm subclasses
+ *                hash_class() makes its per-algorithm subclasses, which also
+ *                subclass pycryptodome's class and have a __dict__ and weak
+ *                references, as native objects do
  *   HashNew      a hash module's new(data): the common shape (one bytes
  *                argument, provider resolved) in C, anything else to the
  *                Python new it was given
@@ -48,11 +50,9 @@ typedef struct {
     PyObject *h;  /* the OpenSSL hash object (_hashlib.HASH) */
 } HashCore;
 
-/* Not tracked by the garbage collector: an OpenSSL hash object refers to no
-   Python object, so no cycle passes through _h as the agent uses it, and a
-   tracked object costs more to make and free (the cost this type exists to
-   cut). Classes made by a class statement from it are tracked as usual;
-   hash_class() makes the untracked ones. */
+/* HashCore itself is not a GC type: an OpenSSL hash object refers to no
+   Python object. The classes hash_class() makes from it, which have an
+   instance dictionary, are. */
 static void
 HashCore_dealloc(HashCore *self)
 {
@@ -111,27 +111,76 @@ static PyTypeObject HashCore_Type = {
     .tp_new = PyType_GenericNew,
 };
 
-/* hash_class(qualified_name) -> a new subclass of HashCore named qualified_name
+/* hash_class(qualified_name, native_cls) -> a class for the agent's objects of one hash
 
-   A class made by a class statement is tracked by the garbage collector and
-   freed through subtype_dealloc; one made here from a spec is neither, and
-   making and freeing its objects is ~40 ns cheaper, a tenth of a 64-byte
-   SHA-256. Its objects hold only _h; the caller sets the class's methods
-   and attributes. */
+   Its bases are native_cls (pycryptodome's class: isinstance() holds) and
+   HashCore (its layout: _h in a C slot, digest() in C). Its objects are
+   shaped as native ones: an instance dictionary (attribute assignment) and a
+   weak reference list. A class made by a class statement from these bases
+   would be freed through subtype_dealloc, which handles cases (finalizers,
+   slots added later) these objects never have; the dealloc below does only
+   what they need, a tenth of a 64-byte SHA-256 cheaper. The objects are
+   tracked by the garbage collector, as native ones are: their dictionary can
+   hold a cycle. The caller sets the class's methods and attributes. */
+typedef struct {
+    HashCore core;
+    PyObject *dict;      /* the instance dictionary, made on first use */
+    PyObject *weaklist;  /* weak references to this object */
+} HashObject;
+
 static void
-HashCoreHeap_dealloc(HashCore *self)
+HashObject_dealloc(HashObject *self)
 {
     PyTypeObject *type = Py_TYPE(self);
-    Py_CLEAR(self->h);
+    PyObject_GC_UnTrack(self);
+    if (self->weaklist != NULL) {
+        PyObject_ClearWeakRefs((PyObject *)self);
+    }
+    Py_CLEAR(self->dict);
+    Py_CLEAR(self->core.h);
     type->tp_free((PyObject *)self);
     Py_DECREF(type);  /* instances of heap types own a reference to it */
 }
 
-static PyObject *
-hash_class(PyObject *module, PyObject *qualified_name)
+static int
+HashObject_traverse(HashObject *self, visitproc visit, void *arg)
 {
+    Py_VISIT(Py_TYPE(self));
+    Py_VISIT(self->dict);
+    Py_VISIT(self->core.h);
+    return 0;
+}
+
+static int
+HashObject_clear(HashObject *self)
+{
+    Py_CLEAR(self->dict);
+    Py_CLEAR(self->core.h);
+    return 0;
+}
+
+static PyMemberDef HashObject_members[] = {
+    {"__dictoffset__", T_PYSSIZET, offsetof(HashObject, dict), READONLY, NULL},
+    {"__weaklistoffset__", T_PYSSIZET, offsetof(HashObject, weaklist), READONLY, NULL},
+    {NULL, 0, 0, 0, NULL},
+};
+
+/* Its own __dict__ descriptor: the one inherited from native_cls is for the
+   native layout. */
+static PyGetSetDef HashObject_getset[] = {
+    {"__dict__", PyObject_GenericGetDict, PyObject_GenericSetDict, NULL, NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyObject *
+hash_class(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2 || !PyUnicode_Check(args[0]) || !PyType_Check(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "hash_class(qualified_name: str, native_cls: type)");
+        return NULL;
+    }
     Py_ssize_t size;
-    const char *text = PyUnicode_AsUTF8AndSize(qualified_name, &size);
+    const char *text = PyUnicode_AsUTF8AndSize(args[0], &size);
     if (text == NULL) {
         return NULL;
     }
@@ -147,20 +196,25 @@ hash_class(PyObject *module, PyObject *qualified_name)
     memcpy(name, text, size + 1);
 #endif
     PyType_Slot slots[] = {
-        {Py_tp_dealloc, (void *)HashCoreHeap_dealloc},
+        {Py_tp_dealloc, (void *)HashObject_dealloc},
+        {Py_tp_traverse, (void *)HashObject_traverse},
+        {Py_tp_clear, (void *)HashObject_clear},
+        {Py_tp_members, HashObject_members},
+        {Py_tp_getset, HashObject_getset},
         {Py_tp_new, (void *)PyType_GenericNew},
         {0, NULL},
     };
     PyType_Spec spec = {
         .name = name,
-        .basicsize = sizeof(HashCore),
+        .basicsize = sizeof(HashObject),
         /* Subclassable, as native pycryptodome's classes are. A subclass made
            by a class statement is freed through subtype_dealloc, which leaves
-           the type's reference to this dealloc (its base is a heap type). */
-        .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
+           the dictionary, the weak references and the type's reference to
+           this dealloc (its base is a heap type that has them). */
+        .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
         .slots = slots,
     };
-    PyObject *bases = PyTuple_Pack(1, (PyObject *)&HashCore_Type);
+    PyObject *bases = PyTuple_Pack(2, args[1], (PyObject *)&HashCore_Type);
     PyObject *type = bases ? PyType_FromSpecWithBases(&spec, bases) : NULL;
     Py_XDECREF(bases);
 #if PY_VERSION_HEX < 0x030B0000
@@ -712,8 +766,8 @@ stream_update(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 static PyMethodDef module_methods[] = {
     {"stream_update", (PyCFunction)(void (*)(void))stream_update, METH_FASTCALL,
      "stream_update(context, data) -> context.update(data), without its copy"},
-    {"hash_class", (PyCFunction)hash_class, METH_O,
-     "hash_class(qualified_name) -> a new subclass of HashCore, untracked by the GC"},
+    {"hash_class", (PyCFunction)(void (*)(void))hash_class, METH_FASTCALL,
+     "hash_class(qualified_name, native_cls) -> a subclass of native_cls and HashCore"},
     {"seal_split", (PyCFunction)(void (*)(void))seal_split, METH_FASTCALL,
      "seal_split(encrypt, nonce, data, aad, mac_len) -> (ct, tag)"},
     {"open_joined", (PyCFunction)(void (*)(void))open_joined, METH_FASTCALL,

@@ -103,23 +103,34 @@ else:
     HashCore = _HashCore
 
 
-def hash_class(native_cls: type, namespace: dict, subclass_native: bool) -> type:
+def hash_class(native_cls: type, namespace: dict) -> type:
     """The class of the agent's objects for one hash: ``namespace`` on a ``HashCore``.
 
-    With ``subclass_native`` it also subclasses ``native_cls`` (for code that
-    checks ``isinstance``), and is an ordinary Python class. Otherwise, with
-    the compiled path, a class the garbage collector does not track (its
-    objects are cheaper to make and free). Either way it is named later by
-    the caller (``targets/pycryptodome/hashes.py``).
+    It subclasses ``native_cls`` too, so ``isinstance`` against pycryptodome's
+    class holds, and its objects have an instance dictionary and weak
+    references, as native ones do. Compiled, it is made in C with a lean
+    dealloc (``_speedups.hash_class``); otherwise it is an ordinary Python
+    class. Either way it is named later by the caller
+    (``targets/pycryptodome/hashes.py``).
     """
     members = {"digest": HashCore.digest, "hexdigest": HashCore.hexdigest, **namespace}
-    if subclass_native or _speedups is None:
-        bases = (native_cls, HashCore) if subclass_native else (HashCore,)
-        return type(native_cls.__name__, bases, {"__slots__": (), **members})
-    cls = _speedups.hash_class("%s.%s" % (native_cls.__module__, native_cls.__qualname__))
-    for name, value in members.items():
-        setattr(cls, name, value)
+    if _speedups is None:
+        return type(native_cls.__name__, (native_cls, HashCore), {"__slots__": (), **members})
+    name = "%s.%s" % (native_cls.__module__, native_cls.__qualname__)
+    cls = _speedups.hash_class(name, native_cls)
+    for key, value in members.items():
+        setattr(cls, key, value)
     return cls
+
+
+# new_object(cls): an empty object of a hash_class class, no __init__ run (the
+# cheapest way to make one in Python: object.__new__ where the base is Python).
+new_object: Callable[[type], Any] = HashCore.__new__ if _speedups is not None else object.__new__
+
+
+def blank(cls: type) -> Callable[[], Any]:
+    """A maker of empty objects of a ``hash_class`` class: no ``__init__`` runs."""
+    return functools.partial(new_object, cls)
 
 
 def _named_like(original: Callable, fallback: Callable, make_front: Callable) -> Any:

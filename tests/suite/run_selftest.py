@@ -371,6 +371,12 @@ INTERNALS_TESTS = {
     "test_ECC_Ed448.py::test_scalar_multiply_public[": (
         "the same spy for eddsa; under the agent OpenSSL signs and verifies"
     ),
+    "test_BLAKE2.py::TestBlake2bRawCopy::": (
+        "calls pycryptodome's C blake2b_copy() on the objects' C states (_state); under "
+        "the agent OpenSSL holds the state and the objects keep none of their input to "
+        "rebuild one from (docs/security.md)"
+    ),
+    "test_BLAKE2.py::TestBlake2sRawCopy::": ("the same C copy for BLAKE2s"),
 }
 
 

@@ -89,10 +89,28 @@ class HashProvider:
         self.new = new
 
 
+# CPython's _hashlib takes at most this many bytes of an HMAC key, a PBKDF2
+# password or salt, or a scrypt password or salt, in one call (OverflowError
+# past it); messages of any size are fed to OpenSSL in parts.
+MAX_KEY_SIZE = 2**31 - 1
+
+
 class HmacProvider:
-    """HMAC with any hash of :data:`HMAC_NAMES`: ``new(key, msg, name)`` and one-shot ``digest``."""
+    """HMAC with any hash of :data:`HMAC_NAMES`: ``new(key, msg, name)`` and one-shot ``digest``.
+
+    ``new`` takes keys of at most :data:`MAX_KEY_SIZE` bytes: a longer key is
+    first shortened with :meth:`shorten` (RFC 2104 hashes any key longer
+    than the hash's block, so the MAC is the same).
+    """
 
     primitive = "hmac"
+    max_key_size = MAX_KEY_SIZE
+
+    def shorten(self, name: str, key: bytes) -> bytes:
+        """The key HMAC uses in place of a key longer than the block: its hash."""
+        import hashlib
+
+        return hashlib.new(name, key).digest()
 
     def __init__(self, backend: str = HASHLIB) -> None:
         self.name = backend
@@ -116,9 +134,13 @@ def _usable(_hashlib, name: str) -> bool:
 
 
 class Pbkdf2Provider:
-    """PBKDF2-HMAC: ``derive(hash name, password, salt, iterations, length)``."""
+    """PBKDF2-HMAC: ``derive(hash name, password, salt, iterations, length)``.
+
+    Passwords and salts longer than :data:`MAX_KEY_SIZE` are the caller's to serve otherwise.
+    """
 
     primitive = "pbkdf2"
+    max_input_size = MAX_KEY_SIZE
 
     def __init__(self, backend: str = HASHLIB) -> None:
         self.name = backend
@@ -132,9 +154,13 @@ class Pbkdf2Provider:
 
 
 class ScryptProvider:
-    """scrypt: ``derive(password, salt, n, r, p, length)``."""
+    """scrypt: ``derive(password, salt, n, r, p, length)``.
+
+    Passwords and salts longer than :data:`MAX_KEY_SIZE` are the caller's to serve otherwise.
+    """
 
     primitive = "scrypt"
+    max_input_size = MAX_KEY_SIZE
     MAX_MEMORY = 2**31 - 1  # what _hashlib accepts for maxmem
 
     def __init__(self, backend: str = HASHLIB) -> None:
@@ -161,6 +187,7 @@ class HkdfProvider:
     """HKDF (RFC 5869) on OpenSSL's HMAC: ``derive(name, digest size, ikm, salt, info, length)``."""
 
     primitive = "hkdf"
+    max_key_size = MAX_KEY_SIZE  # the salt is the first HMAC's key
 
     def __init__(self, backend: str = HASHLIB) -> None:
         self.name = backend

@@ -142,15 +142,39 @@ def patch_hmac(module: ModuleType) -> None:
     original_digest = module.digest
 
     def new(key, msg=None, digestmod=""):
+        if _too_long(key):
+            return original_new(key, msg, digestmod)
         return original_new(key, msg, _by_name(digestmod))
 
     def digest(key, msg, digest):
+        if _too_long(key, msg):
+            return original_digest(key, msg, digest)
         return original_digest(key, msg, _by_name(digest))
 
     functools.update_wrapper(new, original_new)
     functools.update_wrapper(digest, original_digest)
     patching.patch_attribute(module, "new", new)
     patching.patch_attribute(module, "digest", digest)
+
+
+# CPython's _hashlib.hmac_new takes at most this many bytes of key, and its
+# one-shot hmac_digest as many of key and of message (OverflowError past it).
+_MAX_ONE_CALL = 2**31 - 1
+
+
+def _too_long(*buffers: Any) -> bool:
+    """Whether a key or message is past what OpenSSL's HMAC by name takes in one call.
+
+    Such calls keep the digestmod they were given: with a pycryptodome hash,
+    the standard library's Python HMAC serves them, as without the agent.
+    """
+    for buffer in buffers:
+        try:
+            if memoryview(buffer).nbytes > _MAX_ONE_CALL:
+                return True
+        except TypeError:
+            pass  # None, or not a buffer: hmac raises what it raises
+    return False
 
 
 def _by_name(digestmod: Any) -> Any:

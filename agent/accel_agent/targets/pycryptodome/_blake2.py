@@ -7,6 +7,7 @@ native. The helpers (input coercion, class naming) are the hashes module's.
 from __future__ import annotations
 
 from accel_agent import registry
+from accel_agent.targets.pycryptodome import _native_shape
 from accel_agent.targets.pycryptodome.hashes import (
     _class_facts,
     _Coercer,
@@ -33,10 +34,12 @@ def patch_blake2(module: ModuleType, primitive: str, size: int) -> None:
     ``update_after_digest``); there is no ``copy``, as natively; ``verify`` is
     pycryptodome's own (a keyed BLAKE2 comparison) on this object's ``digest``.
 
-    pycryptodome's tests reach the C state (``_state``) of a BLAKE2 object.
-    While an object has been fed at most :data:`_BLAKE2_LOG_LIMIT` bytes it
-    keeps them, and reading ``_state`` hands it to a native twin rebuilt from
-    them, which serves every later call: the C state is then the real one.
+    The objects keep none of their input: OpenSSL's state is all there is,
+    so they have no pycryptodome C state (``_state``; one self-test of
+    pycryptodome's reaches it, see tests/suite/run_selftest.py). Calling the
+    class (``type(h)(data, key, digest_bytes, update_after_digest)``, native's
+    constructor) makes an object served by a native twin, since any key and
+    size may be asked for.
     """
     native_new = module.new
     native_obj = native_new(data=None)
@@ -50,24 +53,24 @@ def patch_blake2(module: ModuleType, primitive: str, size: int) -> None:
         probe.update(b"")
         raise TypeError("You can only call 'digest' or 'hexdigest' on this object")
 
-    class Hash:
-        __slots__ = ("_h", "_done", "_after", "_log", "_size")
-        verify = native_cls.verify
-        hexverify = native_cls.hexverify
+    class Hash(native_cls):
+        # A subclass, for isinstance(); native __init__ runs only through ours.
+        __slots__ = ("_h", "_done", "_after")
+
+        def __init__(self, data, key, digest_bytes, update_after_digest):
+            self._h = native_cls(data, key, digest_bytes, update_after_digest)
+            self._done = False
+            self._after = update_after_digest
+            if type(self) is Hash:
+                self.__class__ = Twin
 
         def update(self, data):
             if self._done and not self._after:
                 refuse_update()
-            if type(data) is not bytes:
-                data = bytes(data) if _plain(data) else coerce(data)
-            self._h.update(data)
-            log = self._log
-            if log is not None:
-                self._size += len(data)
-                if self._size <= _BLAKE2_LOG_LIMIT:
-                    log.append(data)
-                else:
-                    self._log = None
+            if type(data) is bytes or _plain(data):
+                self._h.update(data)
+            else:
+                self._h.update(coerce(data))
             return self
 
         def digest(self):
@@ -84,19 +87,10 @@ def patch_blake2(module: ModuleType, primitive: str, size: int) -> None:
 
         @property
         def _state(self):
-            if self._log is None:
-                raise AttributeError("_state")
-            twin = native_new(
-                data=b"".join(self._log), digest_bytes=size, update_after_digest=self._after
-            )
-            if self._done:
-                twin.digest()
-            self._h = twin
-            self.__class__ = Twin
-            return twin._state
+            raise AttributeError("_state")
 
     class Twin(Hash):
-        """An object handed to its native twin: every call is the twin's."""
+        """An object made by calling the class: every call is its native twin's."""
 
         __slots__ = ()
 
@@ -111,10 +105,21 @@ def patch_blake2(module: ModuleType, primitive: str, size: int) -> None:
         def _state(self):
             return self._h._state
 
+        @property
+        def digest_size(self):
+            return self._h.digest_size
+
+        @property
+        def oid(self):
+            return self._h.oid
+
     for name, value in _class_facts(native_obj).items():
         setattr(Hash, name, value)
     _name_like(Hash, native_cls)
     _name_like(Twin, native_cls)
+    Hash.__init__.__qualname__ = "%s.__init__" % native_cls.__qualname__
+    _native_shape.install(Hash, Hash.__slots__, lambda obj: native_new(data=None))
+    blank = object.__new__
 
     def default_shape(kwargs: dict) -> bool:
         """No key, the full digest size, a bool update_after_digest: what OpenSSL can serve."""
@@ -138,11 +143,9 @@ def patch_blake2(module: ModuleType, primitive: str, size: int) -> None:
         if ctor is not None and not args and len(kwargs) == 1:
             data = kwargs.get("data")
             if type(data) is bytes and data:  # BLAKE2b.new(data=...): the common shape, flat
-                obj = Hash()
+                obj = blank(Hash)
                 obj._h = ctor(data)
                 obj._done = obj._after = False
-                size_fed = obj._size = len(data)
-                obj._log = [data] if size_fed <= _BLAKE2_LOG_LIMIT else None
                 slot.calls += 1
                 return obj
         return general_new(*args, **kwargs)
@@ -158,18 +161,10 @@ def patch_blake2(module: ModuleType, primitive: str, size: int) -> None:
         if provider is None:
             return native_new(*args, **kwargs)
         ctor = provider.new
-        obj = Hash()
+        obj = blank(Hash)
         obj._done = False
         obj._after = kwargs.get("update_after_digest", False)
-        if data:
-            data = bytes(data)
-            obj._h = provider.new(data)
-            obj._size = len(data)
-            obj._log = [data] if len(data) <= _BLAKE2_LOG_LIMIT else None
-        else:
-            obj._h = provider.new()
-            obj._size = 0
-            obj._log = []
+        obj._h = provider.new(bytes(data)) if data else provider.new()
         slot.calls += 1
         return obj
 
@@ -179,6 +174,3 @@ def patch_blake2(module: ModuleType, primitive: str, size: int) -> None:
 
     registry.reset_listeners.append(forget)
     _install(module, "new", new)
-
-
-_BLAKE2_LOG_LIMIT = 64 * 1024

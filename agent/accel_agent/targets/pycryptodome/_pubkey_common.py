@@ -18,7 +18,9 @@ object made before stays what it is.
 
 from __future__ import annotations
 
+import copy
 import functools
+import pickle
 import sys
 
 from accel_agent import patching
@@ -55,12 +57,45 @@ def accelerated_class(native_cls: type, methods: dict[str, Callable]) -> type:
     namespace["__qualname__"] = native_cls.__qualname__
     namespace["__doc__"] = native_cls.__doc__
     namespace["_accel_native_class"] = native_cls
+    for name, method in _NATIVE_COPYING.items():
+        namespace.setdefault(name, method)
     cls = type(native_cls.__name__, (native_cls,), namespace)
     for name, method in methods.items():
         native_method = getattr(native_cls, name, None)
         if native_method is not None:
             functools.update_wrapper(method, native_method)
     return cls
+
+
+def _native_twin(obj: Any) -> Any:
+    """An object of the native class with ``obj``'s attributes (pickling and copying ask it)."""
+    twin = object.__new__(type(obj)._accel_native_class)
+    twin.__dict__.update(obj.__dict__)
+    return twin
+
+
+def _copy(self):
+    clone = object.__new__(type(self))
+    clone.__dict__.update(self.__dict__)
+    return clone
+
+
+def _deepcopy(self, memo):
+    clone = copy.deepcopy(_native_twin(self), memo)  # raises what native raises (its key)
+    clone.__class__ = type(self)
+    return clone
+
+
+def _reduce_ex(self, protocol):
+    # Pickled as the native object it stands for: the same error where the key
+    # refuses (every pycryptodome key does), a native object where it would not.
+    data = pickle.dumps(_native_twin(self), protocol)
+    return pickle.loads, (data,)
+
+
+# Copies, deep copies and pickles of accelerated objects as natively: the class
+# is the agent's, so pickle's lookup by name would otherwise refuse it first.
+_NATIVE_COPYING = {"__copy__": _copy, "__deepcopy__": _deepcopy, "__reduce_ex__": _reduce_ex}
 
 
 def patch_new(module: ModuleType, classes: dict[type, type], name: str = "new") -> None:

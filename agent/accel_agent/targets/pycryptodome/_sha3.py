@@ -11,15 +11,14 @@ from __future__ import annotations
 import operator
 
 from accel_agent import registry
+from accel_agent.targets.pycryptodome import _native_shape
 from accel_agent.targets.pycryptodome.hashes import (
-    _SUBCLASSED,
     _class_facts,
     _Coercer,
     _install,
     _name_like,
     _patch_oneshot,
     _plain,
-    _suffix,
 )
 
 TYPE_CHECKING = False
@@ -45,8 +44,20 @@ def patch_sha3(module: ModuleType, primitive: str) -> None:
         probe.update(b"")
         raise TypeError("You can only call 'digest' or 'hexdigest' on this object")
 
-    class Hash:
+    native_cls = type(native_obj)
+    last_provider: list = []  # the provider that made the latest object
+
+    class Hash(native_cls):
+        # A subclass, for isinstance(); native __init__ runs only through ours.
         __slots__ = ("_h", "_done", "_after")
+
+        def __init__(self, data, update_after_digest):
+            provider = slot.get() or last_provider[0]
+            self._h = provider.new()
+            self._done = False
+            self._after = update_after_digest
+            if data:
+                self.update(data)
 
         def update(self, data):
             if self._done and not self._after:
@@ -73,10 +84,13 @@ def patch_sha3(module: ModuleType, primitive: str) -> None:
 
     for name, value in _class_facts(native_obj).items():
         setattr(Hash, name, value)
-    _name_like(Hash, type(native_obj))
+    _name_like(Hash, native_cls)
+    Hash.__init__.__qualname__ = "%s.__init__" % native_cls.__qualname__
+    _native_shape.install(Hash, Hash.__slots__, lambda obj: native_new())
+    blank = object.__new__
 
     def _make(h: Any, after: Any) -> Any:
-        obj = Hash()
+        obj = blank(Hash)
         obj._h = h
         obj._done = False
         obj._after = after
@@ -86,6 +100,8 @@ def patch_sha3(module: ModuleType, primitive: str) -> None:
         provider = slot.get()
         if provider is None:
             return native_new(data, update_after_digest=after)
+        if not last_provider:
+            last_provider.append(provider)
         if type(data) is bytes:
             obj = _make(provider.new(data), after)
         else:
@@ -99,7 +115,7 @@ def patch_sha3(module: ModuleType, primitive: str) -> None:
 
     def new(*args, **kwargs):
         if ctor is not None and not kwargs and len(args) == 1 and type(args[0]) is bytes:
-            obj = Hash()  # SHA3_256.new(data): the common shape, flat
+            obj = blank(Hash)  # SHA3_256.new(data): the common shape, flat
             obj._h = ctor(args[0])
             obj._done = obj._after = False
             slot.calls += 1
@@ -141,14 +157,21 @@ def patch_shake(module: ModuleType, primitive: str) -> None:
     """SHAKE128/256: ``read`` squeezes on from where the last read stopped."""
     native_new = module.new
     native_obj = native_new()
+    native_cls = type(native_obj)
     slot = registry.slot(primitive)
     coerce = _Coercer(native_new)
-    subclass = _suffix(module) in _SUBCLASSED
+    last_provider: list = []  # the provider that made the latest object
 
-    def refuse_update() -> None:
+    def refuse_update(copied: bool) -> None:
+        """Raise what native raises for ``update`` after a read (or on a copy made after one).
+
+        A native copy of an XOF already read from is a fresh Python object
+        over a squeezing C state: its ``update`` fails in C (a ``ValueError``
+        in pycryptodome 4.4), not with the first-read ``TypeError``.
+        """
         probe = native_new()
         probe.read(1)
-        probe.update(b"")
+        (probe.copy() if copied else probe).update(b"")
         raise TypeError("You cannot call 'update' after the first 'read'")
 
     def checked_length(xof: Any, length: Any) -> int:
@@ -168,14 +191,23 @@ def patch_shake(module: ModuleType, primitive: str) -> None:
             raise
         return operator.index(length)
 
-    bases = (type(native_obj),) if subclass else ()
+    class Xof(native_cls):
+        # A subclass, for isinstance() (eddsa checks it for SHAKE256); native
+        # __init__ runs only through ours. _copied: made by copy() after a read.
+        __slots__ = ("_h", "_out", "_pos", "_copied")
 
-    class Xof(*bases):
-        __slots__ = ("_h", "_out", "_pos")
+        def __init__(self, data=None):
+            provider = slot.get() or last_provider[0]
+            self._h = provider.new()
+            self._out = None
+            self._pos = 0
+            self._copied = False
+            if data:
+                self.update(data)
 
         def update(self, data):
             if self._out is not None:
-                refuse_update()
+                refuse_update(self._copied)
             if type(data) is bytes or _plain(data):
                 self._h.update(data)
             else:
@@ -185,6 +217,8 @@ def patch_shake(module: ModuleType, primitive: str) -> None:
         def read(self, length):
             if type(length) is not int or length < 0:
                 length = checked_length(self, length)
+            if self._copied:
+                self._copied = False  # as natively: a read raises the copy's flag
             # The position moves on before any call: threads sharing an XOF
             # each get their own part of the stream, as natively.
             start = self._pos
@@ -200,14 +234,16 @@ def patch_shake(module: ModuleType, primitive: str) -> None:
 
         @property
         def _is_squeezing(self):
-            # Read by pycryptodome's ML-DSA to refuse an XOF already read from.
-            return self._out is not None
+            # Read by pycryptodome's ML-DSA to refuse an XOF already read from;
+            # natively a copy starts with the flag down, whatever its C state.
+            return self._out is not None and not self._copied
 
         def copy(self):
-            clone = maker()
+            clone = blank(Xof)
             clone._h = self._h.copy()
             clone._out = self._out
             clone._pos = self._pos
+            clone._copied = self._copied or self._out is not None
             return clone
 
         def new(self, data=None):
@@ -215,18 +251,21 @@ def patch_shake(module: ModuleType, primitive: str) -> None:
 
     for name, value in _class_facts(native_obj).items():
         setattr(Xof, name, value)
-    _name_like(Xof, type(native_obj))
-    if subclass:
-        Xof.__init__ = object.__init__  # as for SHA-512: the native __init__ must not run
-    maker = Xof
+    _name_like(Xof, native_cls)
+    Xof.__init__.__qualname__ = "%s.__init__" % native_cls.__qualname__
+    _native_shape.install(Xof, Xof.__slots__, lambda obj: native_new())
+    blank = object.__new__
 
     def fresh(data: Any) -> Any:
         provider = slot.get()
         if provider is None:
             return native_new(data)
-        obj = maker()
+        if not last_provider:
+            last_provider.append(provider)
+        obj = blank(Xof)
         obj._out = None
         obj._pos = 0
+        obj._copied = False
         if type(data) is bytes:
             obj._h = provider.new(data)
         else:
@@ -240,10 +279,11 @@ def patch_shake(module: ModuleType, primitive: str) -> None:
 
     def new(data=None):
         if ctor is not None and type(data) is bytes:
-            obj = maker()
+            obj = blank(Xof)
             obj._h = ctor(data)
             obj._out = None
             obj._pos = 0
+            obj._copied = False
             slot.calls += 1
             return obj
         return slow_new(data)

@@ -11,9 +11,11 @@ fixed and ``update`` raises, unless ``update_after_digest``. Other ciphers,
 from __future__ import annotations
 
 import functools
+import sys
 from hmac import compare_digest
 
 from accel_agent import patching, registry
+from accel_agent.targets.pycryptodome import _native_shape
 from accel_agent.targets.pycryptodome.hashes import _plain
 
 TYPE_CHECKING = False
@@ -46,7 +48,7 @@ def patch(module: ModuleType) -> None:
         def copy(self):
             clone = object.__new__(CMAC)
             clone.digest_size = self.digest_size
-            clone._ctx = self._ctx.copy() if self._ctx is not None else None
+            clone._ctx = self._ctx.copy()
             clone._tag = self._tag
             clone._after = self._after
             clone._native_args = self._native_args
@@ -54,15 +56,13 @@ def patch(module: ModuleType) -> None:
             return clone
 
         def digest(self):
-            if self._tag is not None and not self._after:
-                return self._tag
-            if self._after:
-                self._tag = self._ctx.copy().finalize()[: self.digest_size]
-            else:
-                # The tag is final (update now raises): no copy of the context needed.
-                self._tag = self._ctx.finalize()[: self.digest_size]
-                self._ctx = None
-            return self._tag
+            tag = self._tag
+            if tag is not None and not self._after:
+                return tag
+            # A copy is finalised, never the context: threads sharing the object
+            # may digest or update it at once (the context stays usable by all).
+            tag = self._tag = self._ctx.copy().finalize()[: self.digest_size]
+            return tag
 
         def hexdigest(self):
             return self.digest().hex()
@@ -104,6 +104,12 @@ def patch(module: ModuleType) -> None:
 
     CMAC.__name__ = CMAC.__qualname__ = native_cls.__name__
     CMAC.__module__ = native_cls.__module__
+    _native_shape.install_native_constructor(CMAC, native_cls)
+    _native_shape.install(
+        CMAC,
+        CMAC.__slots__,
+        lambda mac: native_new(bytes(16), ciphermod=sys.modules[aes_name]),
+    )
 
     def new(
         key,

@@ -10,11 +10,14 @@ bytes must stay near ``hashlib``'s own speed, so the fast paths are written
 out flat (one Python frame for ``new``, one per method) and read the
 registry slot's provider directly.
 
-The objects stand in everywhere pycryptodome takes a hash: their class
-carries the native class's name and module, so ``PBKDF2`` finds the module's
-``_pbkdf2_hmac_assist`` from an object as it does natively, and the SHA-512
-and SHAKE256 classes subclass the native ones (``eddsa`` checks
-``isinstance`` for its pre-hashed variants).
+The objects stand in everywhere pycryptodome takes a hash and are shaped
+as native ones: their class subclasses the native class (``isinstance``
+holds, and ``eddsa`` checks it for its pre-hashed variants) and carries its
+name and module, so ``PBKDF2`` finds the module's ``_pbkdf2_hmac_assist``
+from an object as it does natively; the objects take attributes and weak
+references; ``type(h)(data)`` runs a constructor with native's signature;
+``copy.copy``, ``copy.deepcopy`` and ``pickle`` do what they do natively
+(:mod:`._native_shape`).
 
 Inputs the fast path does not take as they are (anything but bytes,
 bytearray and plain byte memoryviews) are shown to a native object first,
@@ -27,6 +30,7 @@ from __future__ import annotations
 import functools
 
 from accel_agent import patching, registry, speedups
+from accel_agent.targets.pycryptodome import _native_shape
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -53,8 +57,6 @@ SHAKE = {"Hash.SHAKE128": "shake128", "Hash.SHAKE256": "shake256"}
 # module -> (primitive, the digest size OpenSSL's BLAKE2 has)
 BLAKE2 = {"Hash.BLAKE2b": ("blake2b", 64), "Hash.BLAKE2s": ("blake2s", 32)}
 SHA512_TRUNCATIONS = {None: "sha512", "224": "sha512-224", "256": "sha512-256"}
-# eddsa's pre-hashed variants test isinstance(h, SHA512.SHA512Hash / SHAKE256.SHAKE256_XOF)
-_SUBCLASSED = ("Hash.SHA512", "Hash.SHAKE256")
 
 
 def _suffix(module: ModuleType) -> str:
@@ -157,16 +159,22 @@ def _plain(data: Any) -> bool:
 
 
 def _merkle_damgard_class(
-    native_cls: type, facts: dict, slot: registry.Slot, native_new: Callable, subclass: bool
+    native_cls: type,
+    facts: dict,
+    slot: registry.Slot,
+    native_new: Callable,
+    init: Callable[[Callable], Callable],
 ) -> tuple[type, Callable, Callable]:
     """The object ``new`` returns for one hash, and how to make one.
 
-    Returns (class, maker, fresh): ``maker()`` is an empty instance (calling
-    the class is the cheapest way, except for subclasses of the native class,
-    whose ``__init__`` must not run); ``fresh(data)`` is a complete one, or
-    a native object once the registry stopped accelerating (tests, recalibration).
+    Returns (class, maker, fresh): ``maker()`` is an empty instance (no
+    ``__init__`` runs); ``fresh(data)`` is a complete one, or a native object
+    once the registry stopped accelerating (tests, recalibration).
+    ``init(start)`` is the class's ``__init__``, with native's signature,
+    given ``start(obj, data)`` which fills in an object ``__init__`` runs on.
     """
     coerce = _Coercer(native_new)
+    last_provider: list = []  # the provider that made the latest object
 
     def update(self, data):
         if type(data) is bytes or _plain(data):
@@ -182,20 +190,26 @@ def _merkle_damgard_class(
     def new(self, data=None):
         return fresh(data)
 
+    def start(obj: Any, data: Any) -> None:
+        provider = slot.get() or last_provider[0]
+        obj._h = provider.new()
+        if data:
+            update(obj, data)
+
     # A HashCore holds the OpenSSL object (``_h``); compiled, its digest() and
     # hexdigest() have no Python frame (accel_agent.speedups).
-    namespace = {"update": update, "copy": copy, "new": new, **facts}
-    Hash = speedups.hash_class(native_cls, namespace, subclass)
-    if subclass:
-        # Calling the class is the cheapest way to make an object; the native
-        # __init__ (which builds a C state) must not run.
-        Hash.__init__ = object.__init__
-    maker = Hash
+    namespace = {"update": update, "copy": copy, "new": new, "__init__": init(start), **facts}
+    Hash = speedups.hash_class(native_cls, namespace)
+    Hash.__init__.__qualname__ = "%s.__init__" % native_cls.__qualname__
+    _native_shape.install(Hash, ("_h",), lambda obj: native_new(), lambda cls: cls.__new__(cls))
+    maker = speedups.blank(Hash)
 
     def fresh(data: Any) -> Any:
         provider = slot.get()
         if provider is None:
             return native_new(data)
+        if not last_provider:
+            last_provider.append(provider)
         h = maker()
         if type(data) is bytes:
             h._h = provider.new(data)
@@ -209,19 +223,29 @@ def _merkle_damgard_class(
     return _name_like(Hash, native_cls), maker, fresh
 
 
+def _plain_init(start: Callable) -> Callable:
+    """``__init__(self, data=None)``: MD5's, SHA-1's and SHA-2's (SHA-512 aside)."""
+
+    def __init__(self, data=None):
+        start(self, data)
+
+    return __init__
+
+
 def _patch_simple(module: ModuleType, primitive: str) -> None:
     native_new = module.new
     native_obj = native_new()
     slot = registry.slot(primitive)
     cls, maker, fresh = _merkle_damgard_class(
-        type(native_obj), _class_facts(native_obj), slot, native_new, False
+        type(native_obj), _class_facts(native_obj), slot, native_new, _plain_init
     )
+    new_object = speedups.new_object
 
     ctor = None  # the provider's constructor, once the slot resolved to OpenSSL
 
     def new(data=None):
         if type(data) is bytes and ctor is not None:
-            h = cls()
+            h = new_object(cls)
             h._h = ctor(data)
             slot.calls += 1
             return h
@@ -247,6 +271,23 @@ def _patch_simple(module: ModuleType, primitive: str) -> None:
     _patch_oneshot(module, slot, native_new)
 
 
+@functools.cache
+def _retargeted(kind: type, variant: type) -> type:
+    """A subclass of a program's subclass ``kind`` that holds another SHA-512 variant.
+
+    ``Mine(data, "256")``, where ``Mine`` subclasses the class of a full
+    SHA-512 object: the object stays an instance of ``Mine`` with the
+    SHA-512/256 facts and methods.
+    """
+    members = {
+        name: vars(variant)[name] for name in ("digest_size", "oid", "update", "copy", "new")
+    }
+    cls = type(kind.__name__, (kind,), members)
+    cls.__qualname__ = kind.__qualname__
+    cls.__module__ = kind.__module__
+    return cls
+
+
 def _patch_oneshot(module: ModuleType, slot: registry.Slot, native_new: Callable) -> None:
     """4.x's module-level ``digest(data)``: same bytes as ``new(data).digest()``."""
     native_digest = getattr(module, "digest", None)
@@ -269,28 +310,54 @@ def _patch_sha512(module: ModuleType) -> None:
     """SHA-512 and its truncations (``truncate="224"`` or ``"256"``): three primitives."""
     native_new = module.new
     variants = {}
+    classes: dict = {}  # truncate -> the class of that variant's objects
+
+    def init_for(own: Any) -> Callable[[Callable], Callable]:
+        def make_init(start: Callable) -> Callable:
+            def __init__(self, data, truncate):
+                if truncate is not own and truncate != own:
+                    variant = classes.get(truncate) if type(truncate) in (str, type(None)) else None
+                    if variant is None:
+                        native_cls(data, truncate)  # raises what native raises for it
+                        raise ValueError("Incorrect truncation length. It must be '224' or '256'.")
+                    kind = type(self)
+                    # As natively, the object is of the class called, holding that variant.
+                    self.__class__ = variant if kind in ours else _retargeted(kind, variant)
+                    variant.__init__(self, data, truncate)
+                    return
+                start(self, data)
+
+            return __init__
+
+        return make_init
+
+    native_cls: type = type(native_new())
+    ours: set = set()  # the three classes
     for truncate, primitive in SHA512_TRUNCATIONS.items():
         native_obj = native_new(None, truncate)
         slot = registry.slot(primitive)
         variant_new = functools.partial(native_new, truncate=truncate)
         cls, maker, fresh = _merkle_damgard_class(
-            type(native_obj), _class_facts(native_obj), slot, variant_new, True
+            native_cls, _class_facts(native_obj), slot, variant_new, init_for(truncate)
         )
         variants[truncate] = (maker, slot, fresh)
+        classes[truncate] = cls
+        ours.add(cls)
     full = variants[None]
 
-    full_maker, full_slot = full[0], full[1]
+    full_cls, full_slot = classes[None], full[1]
+    new_object = speedups.new_object
     ctor = None  # SHA-512's constructor, once its slot resolved to OpenSSL
 
     def new(data=None, truncate=None):
         if truncate is None and ctor is not None and type(data) is bytes:
-            h = full_maker()  # SHA512.new(data): the common shape, flat
+            h = new_object(full_cls)  # SHA512.new(data): the common shape, flat
             h._h = ctor(data)
             full_slot.calls += 1
             return h
         return general_new(data, truncate)
 
-    installed = speedups.hash_new(full_maker, full_slot, new, native_new)
+    installed = speedups.hash_new(classes[None], full_slot, new, native_new)
 
     def set_ctor(value: Callable | None) -> None:
         nonlocal ctor

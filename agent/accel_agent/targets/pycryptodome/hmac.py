@@ -10,7 +10,15 @@ is pycryptodome's own code running on top of it. Anything else (no
 
 ``_inner`` and ``_outer``, the two hash states pycryptodome's ``PBKDF2``
 hands to a hash module's C ``_pbkdf2_hmac_assist``, are rebuilt on demand as
-native hash objects, while no message has been fed (PBKDF2 feeds none).
+native hash objects, while no message has been fed (PBKDF2 feeds none): the
+object keeps the key for that until its first message bytes, and drops it
+then (natively the object keeps the two hash states, derived from the key,
+for its whole life).
+
+With a SHA-3 ``digestmod``, ``update`` after ``digest`` raises as natively
+(pycryptodome's SHA-3 inner hash refuses it); with SHA-1/2 it goes on.
+Calling the class (``type(mac)(key, msg, digestmod)``) runs native's
+constructor (:func:`._native_shape.native_constructor`).
 """
 
 from __future__ import annotations
@@ -20,6 +28,7 @@ import sys
 from hmac import compare_digest
 
 from accel_agent import patching, registry
+from accel_agent.targets.pycryptodome import _native_shape
 from accel_agent.targets.pycryptodome.hashes import WRAPPERS, _Coercer, _plain
 
 TYPE_CHECKING = False
@@ -46,12 +55,14 @@ _ModuleType = type(sys)
 class HashInfo:
     """What the HMAC fast path needs about one hash: its OpenSSL name and native constructor."""
 
-    __slots__ = ("name", "native_new", "coerce")
+    __slots__ = ("name", "native_new", "coerce", "seals")
 
     def __init__(self, name: str, native_new: Callable) -> None:
         self.name = name
         self.native_new = native_new  # builds native hash objects, even when the module is patched
         self.coerce = _Coercer(native_new)
+        # pycryptodome's SHA-3 objects refuse update() after digest(): so does their HMAC
+        self.seals = name.startswith("sha3_")
 
 
 _infos: dict[tuple[str, int], HashInfo | None] = {}
@@ -108,15 +119,16 @@ def patch(module: ModuleType) -> None:
     oids = _hmac_oids(module)
 
     class HMAC(native_cls):
-        # A subclass, so that isinstance(h, HMAC.HMAC) holds; native __init__ never
-        # runs. One subclass per hash (see kind_of) carries digest_size, oid, _info.
-        __slots__ = ("_mac", "_key", "_fed", "_digestmod")
+        # A subclass, so that isinstance(h, HMAC.HMAC) holds; native __init__ runs
+        # only when the class is called. One subclass per hash (see kind_of)
+        # carries digest_size, oid, _info. _key: None once a message was fed.
+        __slots__ = ("_mac", "_key", "_digestmod")
 
         def update(self, msg):
             if type(msg) is not bytes and not _plain(msg):
                 msg = self._info.coerce(msg)  # raises what native raises
-            if msg:
-                self._fed = True
+            if msg and self._key is not None:
+                self._key = None  # _inner and _outer can no longer be rebuilt
             self._mac.update(msg)
             return self
 
@@ -124,7 +136,6 @@ def patch(module: ModuleType) -> None:
             clone = blank(type(self))
             clone._mac = self._mac.copy()
             clone._key = self._key
-            clone._fed = self._fed
             clone._digestmod = self._digestmod
             return clone
 
@@ -136,7 +147,7 @@ def patch(module: ModuleType) -> None:
 
         def verify(self, mac_tag):
             if type(mac_tag) is bytes or _plain(mac_tag):
-                if not compare_digest(mac_tag, self._mac.digest()):
+                if not compare_digest(mac_tag, self.digest()):
                     raise ValueError("MAC check failed")
                 return
             native_verify(self, mac_tag)  # pycryptodome's own errors for anything else
@@ -150,18 +161,54 @@ def patch(module: ModuleType) -> None:
             return self._native_state(0x5C)
 
         def _native_state(self, pad: int) -> Any:
-            if self._fed:
+            key = self._key
+            if key is None:
                 raise AttributeError("the hash state of an OpenSSL HMAC after a message")
             info = self._info
             block_size = self._digestmod.block_size
-            key = self._key
             if len(key) > block_size:
                 key = info.native_new(key).digest()
             key = key.ljust(block_size, b"\x00")
             return info.native_new(bytes(b ^ pad for b in key))
 
-    HMAC.__name__ = HMAC.__qualname__ = native_cls.__name__
-    HMAC.__module__ = native_cls.__module__
+    class SealingHMAC(HMAC):
+        """With SHA-3: ``update`` after ``digest`` raises, as pycryptodome's SHA-3 does."""
+
+        __slots__ = ("_sealed",)
+
+        def update(self, msg):
+            if self._sealed:
+                refuse_update(self)
+            return HMAC.update(self, msg)
+
+        def copy(self):
+            clone = HMAC.copy(self)
+            clone._sealed = False  # as natively: the copy's inner hash starts unsealed
+            return clone
+
+        def digest(self):
+            self._sealed = True
+            return self._mac.digest()
+
+        def hexdigest(self):
+            self._sealed = True
+            return self._mac.hexdigest()
+
+    def refuse_update(mac: Any) -> None:
+        probe = native_new(b"", b"", mac._digestmod)
+        probe.digest()
+        probe.update(b"")  # raises pycryptodome's own error
+        raise TypeError("You can only call 'digest' or 'hexdigest' on this object")
+
+    for cls in (HMAC, SealingHMAC):
+        cls.__name__ = cls.__qualname__ = native_cls.__name__
+        cls.__module__ = native_cls.__module__
+    _native_shape.install_native_constructor(HMAC, native_cls)
+    _native_shape.install(
+        HMAC,
+        ("_mac", "_key", "_digestmod", "_sealed"),
+        lambda mac: native_new(b"", b"", mac._digestmod),
+    )
     blank = object.__new__
 
     # digestmod (a module), or (type, digest size) of a hash object -> (class, info) or None
@@ -175,13 +222,15 @@ def patch(module: ModuleType) -> None:
         oid = oids.get(getattr(digestmod, "oid", None))
         if oid is not None:
             attributes["oid"] = oid
-        cls = type(native_cls.__name__, (HMAC,), attributes)
+        cls = type(native_cls.__name__, (SealingHMAC if info.seals else HMAC,), attributes)
         cls.__qualname__ = native_cls.__qualname__
         cls.__module__ = native_cls.__module__
         return cls, info
 
     ctor = None  # OpenSSL's hmac_new, once the slot resolved to OpenSSL
     names: frozenset = frozenset()
+    max_key_size = 0  # OpenSSL's call takes at most this many bytes of key
+    shorten = None  # (name, key) -> the hash that stands for a longer key
 
     def new(key, msg=b"", digestmod=None):
         if type(digestmod) is _ModuleType:
@@ -200,21 +249,25 @@ def patch(module: ModuleType) -> None:
             if ctor is None:
                 resolve()
             if ctor is not None and info.name in names:
+                if len(key) > max_key_size:  # past what OpenSSL's call takes: its hash
+                    key = shorten(info.name, key)
                 key = bytes(key)
                 mac = blank(cls)
                 mac._mac = ctor(key, msg or b"", info.name)
-                mac._key = key
-                mac._fed = bool(msg)
+                mac._key = None if msg else key
                 mac._digestmod = digestmod
+                if info.seals:
+                    mac._sealed = False
                 slot.calls += 1
                 return mac
         return native_new(key, msg, digestmod)
 
     def resolve() -> None:
-        nonlocal ctor, names
+        nonlocal ctor, names, max_key_size, shorten
         provider = slot.get()
         if provider is not None:
-            ctor, names = provider.new, provider.names
+            ctor, names, max_key_size = provider.new, provider.names, provider.max_key_size
+            shorten = provider.shorten
 
     def forget() -> None:
         nonlocal ctor

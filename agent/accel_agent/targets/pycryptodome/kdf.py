@@ -57,6 +57,12 @@ def _buffer(value: Any) -> bytes | None:
     return None
 
 
+def _fits(provider: Any, password: bytes, salt: bytes) -> bool:
+    """Whether OpenSSL's call takes a password and salt this long (native takes any)."""
+    limit = provider.max_input_size
+    return len(password) <= limit and len(salt) <= limit
+
+
 def patch(module: ModuleType) -> None:
     """Install PBKDF2, scrypt and HKDF on one KDF module."""
     _patch_pbkdf2(module)
@@ -84,7 +90,7 @@ def _patch_pbkdf2(module: ModuleType) -> None:
                 password_bytes, salt_bytes = _secret(password), _secret(salt)
                 if password_bytes is not None and salt_bytes is not None:
                     provider = slot.get()
-                    if provider is not None:
+                    if provider is not None and _fits(provider, password_bytes, salt_bytes):
                         slot.calls += 1
                         return provider.derive(info.name, password_bytes, salt_bytes, count, dkLen)
         if count is _UNSET:
@@ -112,7 +118,7 @@ def _patch_scrypt(module: ModuleType) -> None:
         ):
             password_bytes, salt_bytes = _secret(password), _secret(salt)
             provider = slot.get() if password_bytes is not None and salt_bytes is not None else None
-            if provider is not None:
+            if provider is not None and _fits(provider, password_bytes, salt_bytes):
                 try:
                     derived = provider.derive(password_bytes, salt_bytes, N, r, p, key_len)
                 except (ValueError, MemoryError):
@@ -150,7 +156,11 @@ def _patch_hkdf(module: ModuleType) -> None:
                 size = hashmod.digest_size
                 total = key_len * num_keys
                 provider = slot.get() if total <= 255 * size else None
-                if provider is not None and info.name in provider.names:
+                if (
+                    provider is not None
+                    and info.name in provider.names
+                    and len(salt_bytes) <= provider.max_key_size  # the salt is an HMAC key
+                ):
                     okm = provider.derive(
                         info.name, size, master_bytes, salt_bytes or bytes(size), info_bytes, total
                     )

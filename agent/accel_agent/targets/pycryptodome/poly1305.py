@@ -11,9 +11,11 @@ a subclass of pycryptodome's ``Poly1305_MAC``: the tag is fixed by the first
 from __future__ import annotations
 
 import functools
+import threading
 from hmac import compare_digest
 
 from accel_agent import patching, registry
+from accel_agent.targets.pycryptodome import _native_shape
 from accel_agent.targets.pycryptodome.hashes import _Coercer, _plain
 
 TYPE_CHECKING = False
@@ -21,6 +23,10 @@ if TYPE_CHECKING:
     from types import ModuleType
 
 _KEYWORDS = frozenset(("key", "cipher", "nonce", "data"))
+# OpenSSL's Poly1305 context can be finalised once: threads sharing an object
+# take this lock to fix its tag (a digest, not an update, takes it).
+_FINALIZING = threading.Lock()
+_REFUSED = "You can only call 'digest' or 'hexdigest' on this object"
 
 
 def patch(module: ModuleType) -> None:
@@ -34,19 +40,30 @@ def patch(module: ModuleType) -> None:
 
         def update(self, data):
             if self._tag is not None:
-                raise TypeError("You can only call 'digest' or 'hexdigest' on this object")
+                raise TypeError(_REFUSED)
             if type(data) is not bytes and not _plain(data):
                 r, s = self._rs
                 # Validates as native does (raising its errors) and gives the bytes
                 # its C code reads (3.x: len(data) of them; 4.x: the whole buffer).
                 data = _Coercer(lambda: native_cls(r, s, None))(data)
-            self._ctx.update(data)
+            try:
+                self._ctx.update(data)
+            except Exception:  # noqa: BLE001 - pyca's AlreadyFinalized, from another thread
+                with _FINALIZING:
+                    finalized = self._tag is not None
+                if finalized:
+                    raise TypeError(_REFUSED) from None
+                raise
             return self
 
         def digest(self):
-            if self._tag is None:
-                self._tag = self._ctx.finalize()
-            return self._tag
+            tag = self._tag
+            if tag is None:
+                with _FINALIZING:
+                    tag = self._tag
+                    if tag is None:
+                        tag = self._tag = self._ctx.finalize()
+            return tag
 
         def hexdigest(self):
             return self.digest().hex()
@@ -60,19 +77,28 @@ def patch(module: ModuleType) -> None:
 
     Poly1305_MAC.__name__ = Poly1305_MAC.__qualname__ = native_cls.__name__
     Poly1305_MAC.__module__ = native_cls.__module__
+    _native_shape.install_native_constructor(Poly1305_MAC, native_cls)
+    _native_shape.install(
+        Poly1305_MAC, Poly1305_MAC.__slots__, lambda mac: native_cls(bytes(16), bytes(16), None)
+    )
 
     def new(*args, **kwargs):
         if args or not kwargs.keys() <= _KEYWORDS or "key" not in kwargs:
             return native_new(*args, **kwargs)
         cipher = kwargs.get("cipher")
         data = kwargs.get("data")
+        key = kwargs["key"]
         derive = getattr(cipher, "_derive_Poly1305_key_pair", None)
-        if derive is None or not (data is None or type(data) is bytes or _plain(data)):
-            return native_new(*args, **kwargs)
+        if (
+            derive is None
+            or not (type(key) is bytes or _plain(key))
+            or not (data is None or type(data) is bytes or _plain(data))
+        ):
+            return native_new(*args, **kwargs)  # native's checks, in native's order
         provider = slot.get()
         if provider is None:
             return native_new(*args, **kwargs)
-        r, s, nonce = derive(kwargs["key"], kwargs.get("nonce"))
+        r, s, nonce = derive(key, kwargs.get("nonce"))
         if len(r) != 16 or len(s) != 16:
             return native_new(*args, **kwargs)
         mac = object.__new__(Poly1305_MAC)
