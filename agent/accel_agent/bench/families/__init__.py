@@ -61,6 +61,7 @@ FAMILIES = (
     "python_ecdsa",
     "pyaes",
     "python_rsa",
+    "apps",
 )
 
 
