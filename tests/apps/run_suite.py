@@ -140,7 +140,9 @@ def _finish_child(mode: str, process, out: Path, log: Path, started: float) -> d
         return {"problem": "%s run timed out after %d s; log: %s" % (mode, CHILD_TIMEOUT, log)}
     if not out.exists():
         tail = log.read_text(errors="replace")[-3000:]
-        return {"problem": "%s run exited %d without results; %s ends:\n%s" % (mode, code, log, tail)}
+        return {
+            "problem": "%s run exited %d without results; %s ends:\n%s" % (mode, code, log, tail)
+        }
     results = json.loads(out.read_text())
     results["log"] = str(log)
     return results
@@ -221,7 +223,10 @@ def print_verdict(verdict: dict) -> None:
         detail = verdict["agent_only_failures"].get(test)
         if detail:
             print("    " + detail.strip().splitlines()[-1][:300])
-    print("  patched: %d names, e.g. %s" % (len(verdict["patched"]), ", ".join(verdict["patched"][:4])))
+    print(
+        "  patched: %d names, e.g. %s"
+        % (len(verdict["patched"]), ", ".join(verdict["patched"][:4]))
+    )
     print(
         "  accelerated calls under the agent: %s"
         % (", ".join("%s=%d" % item for item in verdict["calls"].items()) or "none")
@@ -239,7 +244,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--name", default="app", help="the application, for the output")
     parser.add_argument("--root", type=Path, help="the unpacked sdist (copied once per run)")
     parser.add_argument("--package", required=True, help="the crypto package the agent patches")
-    parser.add_argument("--require", default="", help="primitives that must serve calls, comma-separated")
+    parser.add_argument(
+        "--require", default="", help="primitives that must serve calls, comma-separated"
+    )
     parser.add_argument("--work-dir", help="where copies, logs and results go (default: temporary)")
     parser.add_argument("--json-out", help="write the verdict here too")
     parser.add_argument("--child", choices=MODES, help=argparse.SUPPRESS)

@@ -59,5 +59,3 @@ def crypto_share(function: Callable[[], object], packages: Sequence[str], calls:
 def ceiling(share: float) -> float:
     """The most an infinitely fast crypto library could speed the whole up (1 / (1 - p))."""
     return float("inf") if share >= 1.0 else 1.0 / (1.0 - share)
-
-

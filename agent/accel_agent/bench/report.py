@@ -112,8 +112,9 @@ def mark(row: dict) -> str:
 def application_table(family: str, rows: Sequence[dict]) -> Table:
     """Rows of an application family: one unit of work per call, speed-up on both clocks.
 
-    "cpu x" and "wall x" are native time / agent time on each clock; "in crypto" is the share of the native time spent inside the crypto
-    library the agent intercepts (Amdahl: the whole cannot gain more than
+    "cpu x" and "wall x" are native time / agent time on each clock; "in
+    crypto" is the share of the native time spent inside the crypto library
+    the agent intercepts (Amdahl: the whole cannot gain more than
     1 / (1 - share)).
     """
     table = Table([family, "native", "agent", "cpu x", "wall x", "in crypto"])
