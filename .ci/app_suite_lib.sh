@@ -35,10 +35,16 @@ app_suite() {
     wheel=$(app_wheel)
     rm -rf "$work" && mkdir -p "$work/sdist"
     python3 -m venv "$work/venv"
+    # The sdist download (pip builds its metadata) runs while the venv installs.
+    "$work/venv/bin/python" -m pip --disable-pip-version-check download -q --no-deps \
+        --no-binary :all: -d "$work/sdist" "$name==$version" >"$work/download.log" 2>&1 &
+    local download=$!
     "$work/venv/bin/python" -m pip --disable-pip-version-check install -q "$wheel" -r "$pins" \
         2>&1 | without_pip_noise
-    "$work/venv/bin/python" -m pip --disable-pip-version-check download -q --no-deps \
-        --no-binary :all: -d "$work/sdist" "$name==$version" 2>&1 | without_pip_noise
+    if ! wait "$download"; then
+        without_pip_noise <"$work/download.log"
+        return 2
+    fi
     local archive
     archive=$(ls "$work"/sdist/*.tar.gz)
     tar -xzf "$archive" -C "$work/sdist"

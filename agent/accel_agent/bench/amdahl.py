@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import cProfile
 import pstats
+import time
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -28,17 +29,25 @@ def _in_packages(filename: str, packages: Sequence[str]) -> bool:
     return any(package in parts for package in packages)
 
 
-def crypto_share(function: Callable[[], object], packages: Sequence[str], calls: int = 3) -> float:
-    """The fraction (0..1) of ``calls`` runs of ``function`` spent inside ``packages``.
+def crypto_share(
+    function: Callable[[], object], packages: Sequence[str], min_seconds: float = 0.2
+) -> float:
+    """The fraction (0..1) of the time of repeated runs of ``function`` spent inside ``packages``.
 
     ``packages`` are top-level package names as they appear in file paths
-    (``"Crypto"``, ``"Cryptodome"``, ``"rsa"``).
+    (``"Crypto"``, ``"Cryptodome"``, ``"rsa"``). The profiler reads the
+    thread's CPU time, as the benchmark's default clock does, so other load
+    on the machine does not shift the share; ``function`` runs at least
+    three times and until ``min_seconds`` of CPU time were profiled.
     """
-    profiler = cProfile.Profile()
+    profiler = cProfile.Profile(time.thread_time_ns, 1e-9)
+    started = time.thread_time()
+    runs = 0
     profiler.enable()
     try:
-        for _ in range(calls):
+        while runs < 3 or time.thread_time() - started < min_seconds:
             function()
+            runs += 1
     finally:
         profiler.disable()
     stats = pstats.Stats(profiler).stats  # {(file, line, name): (cc, nc, tt, ct, callers)}
