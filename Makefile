@@ -15,6 +15,8 @@
 #   make suites  pycryptodome's own suite under the agent, per pinned release
 #   make engines the agent under gunicorn, uWSGI, uvicorn, Celery, Dask and PySpark
 #                (tests/engines/, in .venv-engines; ENGINES_ARGS passes pytest arguments)
+#   make app-suites  applications' own suites (requirements/apps/), native vs agent
+#   make bench-apps  accel-agent bench --family apps: application workloads, native vs agent
 #   make ci      what CI runs (.ci/run)
 
 PYTHON ?= python3
@@ -34,7 +36,8 @@ AGENT_SOURCES := pyproject.toml hatch_build.py README.md \
 	$(shell find agent -type f ! -name '*.pyc' ! -path '*/__pycache__/*' 2>/dev/null)
 
 .DEFAULT_GOAL := help
-.PHONY: help run test lint bench bench-startup-all bench-crypto multipython suites engines wheel ci clean FORCE
+.PHONY: help run test lint bench bench-startup-all bench-crypto multipython suites engines \
+	app-suites bench-apps wheel ci clean FORCE
 
 help:
 	@sed -n 's/^#   make /  make /p' Makefile
@@ -154,6 +157,29 @@ engines: $(ENGINES_VENV)/.installed-engines
 		echo "make engines: pytest collected no tests; an empty run is a failure" >&2; \
 	fi; \
 	exit $$rc
+
+# Real applications on PyPI (eth-keyfile, oauth2client, ...): each one's own
+# tests from its sdist, natively and under the agent, in a venv of its own
+# (requirements/apps/NAME.txt; .ci/app-suites/NAME.sh says what runs and why).
+app-suites:
+	rm -rf build/app-suites/dist
+	bash .ci/library_suites.sh .ci/app-suites
+
+# accel-agent bench's apps family: the applications above, in one venv of
+# their own (their pins ask for pycryptodome 3.x, the main venv has 4.x).
+APPS_VENV := build/bench-apps/venv
+APP_PINS := $(wildcard requirements/apps/*.txt)
+
+$(APPS_VENV)/.installed: $(APP_PINS) $(AGENT_SOURCES)
+	rm -rf $(APPS_VENV)
+	$(PYTHON) -m venv $(APPS_VENV)
+	$(APPS_VENV)/bin/python -m pip --disable-pip-version-check install -q '.[chart]' \
+		$(foreach pin,$(APP_PINS),-r $(pin))
+	@touch $@
+
+bench-apps: $(APPS_VENV)/.installed
+	$(APPS_VENV)/bin/accel-agent bench --family apps --csv bench/results/apps.csv \
+		--chart bench/results/apps.png $(BENCH_ARGS)
 
 ci:
 	bash .ci/run

@@ -7,6 +7,9 @@
 # runs the suite natively and with ACCEL_AGENT=quiet, and exits non-zero when
 # the results differ or no call went through the agent. Every script runs
 # even when an earlier one failed; the step fails when any of them did.
+#
+#   bash .ci/library_suites.sh [DIR]   DIR: another folder of such scripts
+#                                      (.ci/app-suites: the applications' suites)
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -14,18 +17,20 @@ source .ci/lib.sh
 
 failed=0
 shopt -s nullglob
-scripts=(.ci/library-suites/*.sh)
+folder=${1:-.ci/library-suites}
+kind=$([[ $folder == *app* ]] && echo "app suite" || echo "library suite")
+scripts=("$folder"/*.sh)
 if ((${#scripts[@]} == 0)); then
-    echo "library suites: none defined"
+    echo "$kind: none defined in $folder"
     exit 0
 fi
 for script in "${scripts[@]}"; do
-    section "library suite: $(basename "$script" .sh)"
+    section "$kind: $(basename "$script" .sh)"
     started=$SECONDS
     if bash "$script"; then
-        echo "library suite $(basename "$script" .sh): PASSED in $((SECONDS - started))s"
+        echo "$kind $(basename "$script" .sh): PASSED in $((SECONDS - started))s"
     else
-        echo "library suite $(basename "$script" .sh): FAILED in $((SECONDS - started))s"
+        echo "$kind $(basename "$script" .sh): FAILED in $((SECONDS - started))s"
         failed=$((failed + 1))
     fi
 done

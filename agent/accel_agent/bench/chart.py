@@ -98,7 +98,8 @@ def draw(doc: dict, path: str, footer: str, masked: dict | None = None) -> str:
     # One x range for every column, so positions compare across them.
     values = [1.0]
     for r in rows:
-        values += [r["speedup"], r["direct_speedup"]]
+        values += [v for v in (r["speedup"], r["direct_speedup"]) if v == v]  # NaN: no direct
+        values += list(r.get("speedup_by_clock", {}).values())
         other = masked_by_key.get((r["row"], r["size"]))
         if r["family"] == "aes" and other is not None:
             values.append(other["direct_speedup"])
@@ -148,6 +149,14 @@ def draw(doc: dict, path: str, footer: str, masked: dict | None = None) -> str:
     return path
 
 
+def _row_label(row: dict) -> str:
+    """A row's label; an application row shows its measured share of time in crypto."""
+    if "speedup_by_clock" not in row:
+        return "%s  %s" % (row["row"], size_label(row["size"]))
+    share = row.get("crypto_share", float("nan"))
+    return row["row"] if share != share else "%s  (%.0f%% in crypto)" % (row["row"], 100 * share)
+
+
 def _plot_column(axes, rows: list[dict], families: Sequence[str], masked_by_key: dict) -> None:
     """One column: family bands, the 1x line, the dots, diamonds and crosses, the labels."""
     positions = list(range(len(rows)))  # the first row at the top
@@ -176,7 +185,24 @@ def _plot_column(axes, rows: list[dict], families: Sequence[str], masked_by_key:
 
     axes.axvline(1.0, color="black", linewidth=1.0, zorder=1)
     for y, a, d in zip(positions, agent, direct):
+        d = a if d != d else d  # an application row has no direct variant (NaN)
         axes.plot([min(a, d), max(a, d)], [y, y], color="#c8c8c8", linewidth=1, zorder=2)
+    wall_points = [
+        (r["speedup_by_clock"]["wall"], y)
+        for y, r in zip(positions, rows)
+        if "wall" in r.get("speedup_by_clock", {})
+    ]
+    if wall_points:  # application rows: the speed-up on the other clock too
+        axes.scatter(
+            [x for x, _ in wall_points],
+            [y for _, y in wall_points],
+            marker="^",
+            s=24,
+            facecolors="none",
+            edgecolors=AGENT_COLOR,
+            label="agent vs native, wall clock (applications)",
+            zorder=3,
+        )
     axes.scatter(
         agent, positions, marker="o", s=26, color=AGENT_COLOR, label="agent vs native", zorder=4
     )
@@ -207,5 +233,5 @@ def _plot_column(axes, rows: list[dict], families: Sequence[str], masked_by_key:
         )
     axes.grid(axis="x", which="major", color="#d0d0d0", linewidth=0.6, zorder=1)
     axes.set_yticks(positions)
-    axes.set_yticklabels(["%s  %s" % (r["row"], size_label(r["size"])) for r in rows], fontsize=8)
+    axes.set_yticklabels([_row_label(r) for r in rows], fontsize=8)
     axes.set_ylim(len(rows) - 0.5, -0.5)

@@ -30,6 +30,7 @@ import contextlib
 import io
 import os
 import platform
+import sys
 import time
 
 from accel_agent.bench import targets, timing
@@ -263,6 +264,8 @@ def checked_call(
 
 def run_row(family_name: str, row, size: int, switch: AgentSwitch, settings: Settings) -> dict:
     pycryptodome, direct = row.build(size)
+    if direct is None:
+        return run_application_row(family_name, row, size, pycryptodome, switch, settings)
     switch.native()
     clock = timing.CLOCKS[settings.clock]
     reference, native_call_ns = checked_call("native", pycryptodome, clock)
@@ -310,6 +313,63 @@ def run_row(family_name: str, row, size: int, switch: AgentSwitch, settings: Set
         "fraction_of_direct": timing.paired_ratio(measured["direct"], measured["agent"]),
         "via": via,
         "outputs_differ": mismatches,
+        "noisy": max(m.spread for m in measured.values()) > NOISY_SPREAD,
+        "measurements": {name: m.as_dict() for name, m in measured.items()},
+    }
+
+
+NAN = float("nan")
+
+
+def run_application_row(
+    family_name: str, row, size: int, work: Callable[[], object], switch: AgentSwitch,
+    settings: Settings,
+) -> dict:
+    """A row with no direct variant (an application's own work): native and agent, both clocks.
+
+    The run's clock gives the row's times; the other clock is measured too,
+    in a second interleaved measurement, so the speed-up is reported on
+    both. The share of the native time spent in the crypto library comes
+    from :func:`accel_agent.bench.amdahl.crypto_share`.
+    """
+    from accel_agent.bench import amdahl
+
+    switch.native()
+    reference, _ = checked_call("native", work)
+    switch.agent()
+    provider, calls_before = switch.served(row.primitive)
+    agent_output, _ = checked_call("agent", work)
+    provider, calls_after = switch.served(row.primitive)
+    via = provider if calls_after > calls_before else "native"
+    variants = [
+        timing.Variant("native", work, switch.native),
+        timing.Variant("agent", work, switch.agent),
+    ]
+    by_clock = {
+        clock: timing.measure(variants, settings.reps, settings.loops, settings.sample_ns, clock)
+        for clock in [settings.clock] + [c for c in timing.CLOCKS if c != settings.clock]
+    }
+    measured = by_clock[settings.clock]
+    switch.native()
+    packages = getattr(sys.modules[row.build.__module__], "CRYPTO_PACKAGES", {}).get(row.label, ())
+    share = amdahl.crypto_share(work, packages) if packages else NAN
+    return {
+        "family": family_name,
+        "row": row.label,
+        "agent_primitive": row.primitive,
+        "size": size,
+        "native_ns": measured["native"].median,
+        "agent_ns": measured["agent"].median,
+        "direct_ns": NAN,
+        "speedup": timing.paired_ratio(measured["native"], measured["agent"]),
+        "direct_speedup": NAN,
+        "fraction_of_direct": NAN,
+        "speedup_by_clock": {
+            clock: timing.paired_ratio(m["native"], m["agent"]) for clock, m in by_clock.items()
+        },
+        "crypto_share": share,
+        "via": via,
+        "outputs_differ": ["agent"] if agent_output != reference else [],
         "noisy": max(m.spread for m in measured.values()) > NOISY_SPREAD,
         "measurements": {name: m.as_dict() for name, m in measured.items()},
     }

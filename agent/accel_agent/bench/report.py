@@ -109,6 +109,30 @@ def mark(row: dict) -> str:
     return text + ("~" if row["noisy"] else "")
 
 
+def application_table(family: str, rows: Sequence[dict]) -> Table:
+    """Rows of an application family: one unit of work per call, speed-up on both clocks.
+
+    "cpu x" and "wall x" are native time / agent time on each clock; "in
+    crypto" is the share of the native time spent inside the crypto library
+    the agent intercepts (Amdahl: the whole cannot gain more than
+    1 / (1 - share)).
+    """
+    table = Table([family, "native", "agent", "cpu x", "wall x", "in crypto"])
+    for r in rows:
+        clocks = r["speedup_by_clock"]
+        share = r.get("crypto_share")
+        table.add(
+            r["row"],
+            format_ns(r["native_ns"]),
+            format_ns(r["agent_ns"]),
+            format_ratio(clocks.get("cpu", r["speedup"])),
+            format_ratio(clocks.get("wall", r["speedup"])),
+            "-" if share is None or share != share else "%.0f%%" % (100 * share),
+            suffix=mark(r),
+        )
+    return table
+
+
 def print_tables(doc: dict) -> None:
     for family in doc["families"]:
         rows = [r for r in doc["rows"] if r["family"] == family]
@@ -116,6 +140,9 @@ def print_tables(doc: dict) -> None:
             continue
         print()
         print(wrapped(doc["titles"][family]))
+        if all("speedup_by_clock" in r for r in rows):
+            application_table(family, rows).print()
+            continue
         table = Table([family, "size", "native", "agent", "direct", "agt/nat", "of dir", "MB/s"])
         for r in rows:
             table.add(

@@ -64,6 +64,7 @@ FAMILIES = (
     "python_ecdsa",
     "pyaes",
     "python_rsa",
+    "apps",
 )
 
 

@@ -7,7 +7,7 @@ pyaes code does (one object per message); ``cbc feeder`` is pyaes's
 ``Encrypter`` with its default PKCS#7 padding (``feed(data)`` then
 ``feed()``), against CBC plus cryptography's PKCS7 padder. Keys are 128-bit.
 Native pyaes runs at about 0.7 MB/s, so the rows stop at 1 KiB (16 KiB for
-CTR, the issue's mode).
+CTR, the mode with the target).
 """
 
 from __future__ import annotations

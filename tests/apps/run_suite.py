@@ -1,0 +1,276 @@
+"""Run one application's own test suite natively and under the agent, and compare.
+
+    python tests/apps/run_suite.py --name NAME --root DIR --package Crypto
+                                   --require PRIMITIVE[,...] [--work-dir DIR]
+                                   [--json-out FILE] -- PYTEST_ARGS...
+
+The application's tests (from its sdist, unpacked in ``--root``) run with
+pytest twice, at once, each in a fresh interpreter working in its own copy
+of ``--root``: with ``ACCEL_AGENT=off`` (native) and ``ACCEL_AGENT=quiet``
+(the agent activated at start-up by its .pth). pytest gets an empty
+configuration (``-c /dev/null``, so no ``addopts`` such as ``--cov`` of the
+application's setup.cfg applies) with ``--rootdir`` at the copy; the
+application's conftest.py files still load unless PYTEST_ARGS says
+``--noconftest``. The same Hypothesis seed is used in both runs.
+
+The verdict: every test has the same outcome under the agent as natively,
+the agent patched the crypto library the application uses (``--package``:
+``Crypto``, ``Cryptodome``, ``rsa``, ``ecdsa`` or ``pyaes``), and each
+primitive named in ``--require`` served calls under the agent: the
+application's crypto really went through OpenSSL, not through a
+cryptography fallback of its own. Every non-zero call count is printed.
+The last line of output is one JSON object (the same as ``--json-out``);
+the exit status is 0 on a clean verdict, 1 on a difference, 2 when a run
+could not be made. The per-application scripts in .ci/app-suites/ call it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "suite"))  # tests/suite
+
+from run_selftest import (  # noqa: E402 - the pycryptodome runner's pieces, shared
+    EXIT_BROKEN,
+    EXIT_DIFFERENT,
+    EXIT_OK,
+    FAILED_OUTCOMES,
+    _child_env,
+    _counts,
+    _PytestRecorder,
+)
+
+MODES = {"native": "off", "agent": "quiet"}
+CHILD_TIMEOUT = 900
+HYPOTHESIS_SEED = 20260901
+
+
+# ============================================================== in the child interpreter
+
+
+def child_main(mode: str, package: str, pytest_args: list[str], out: str) -> int:
+    import pytest
+
+    from accel_agent import activation
+
+    if activation.is_active() != (mode == "agent"):
+        problem = (
+            "the agent did not activate at start-up (is accel-agent installed here, with its .pth?)"
+            if mode == "agent"
+            else "the agent is active although ACCEL_AGENT=off"
+        )
+        Path(out).write_text(json.dumps({"problem": problem}))
+        return EXIT_BROKEN
+    recorder = _PytestRecorder()
+    args = ["-c", os.devnull, "--rootdir", os.getcwd(), "-p", "no:cacheprovider"]
+    args += ["-q", "--no-header", "-rs", "-p", "no:randomly"]
+    try:
+        import hypothesis  # noqa: F401 - only to know whether its plugin takes --hypothesis-seed
+
+        args.append("--hypothesis-seed=%d" % HYPOTHESIS_SEED)
+    except ImportError:
+        pass
+    started = time.monotonic()
+    exit_code = pytest.main(args + pytest_args, plugins=[recorder])
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+
+    from accel_agent import patching, registry
+
+    results = {
+        "mode": mode,
+        "exit_code": int(exit_code),
+        "outcomes": recorder.outcomes,
+        "details": recorder.details,
+        "seconds": round(time.monotonic() - started, 1),
+        "cpu_seconds": round(usage.ru_utime + usage.ru_stime, 1),
+        "python": sys.version.split()[0],
+        "calls": {name: count for name, count in registry.calls().items() if count},
+        "patched": sorted(
+            "%s.%s" % (module, name)
+            for module, names in patching.patched_names().items()
+            if module.split(".")[0] == package
+            for name in names
+        ),
+    }
+    Path(out).write_text(json.dumps(results))
+    return EXIT_OK
+
+
+# ============================================================== in the parent
+
+
+def _start_child(python: str, mode: str, args, work: Path):
+    out, log = work / ("%s.json" % mode), work / ("%s.log" % mode)
+    for stale in (out, log):
+        stale.unlink(missing_ok=True)
+    # Each run in its own copy of the sources: tests that write next to
+    # themselves (keyring files, generated keys) cannot see the other's.
+    cwd = work / mode
+    shutil.rmtree(cwd, ignore_errors=True)
+    shutil.copytree(args.root, cwd, symlinks=True)
+    command = [python, str(Path(__file__).resolve()), "--child", mode, "--json-out", str(out)]
+    command += ["--package", args.package, "--"] + args.pytest_args
+    with open(log, "wb") as log_file:
+        process = subprocess.Popen(
+            command,
+            cwd=cwd,
+            env=_child_env(MODES[mode]),
+            stdin=subprocess.DEVNULL,
+            stdout=log_file,
+            stderr=subprocess.STDOUT,
+        )
+    return process, out, log
+
+
+def _finish_child(mode: str, process, out: Path, log: Path, started: float) -> dict:
+    try:
+        code = process.wait(timeout=max(1.0, CHILD_TIMEOUT - (time.monotonic() - started)))
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+        return {"problem": "%s run timed out after %d s; log: %s" % (mode, CHILD_TIMEOUT, log)}
+    if not out.exists():
+        tail = log.read_text(errors="replace")[-3000:]
+        return {
+            "problem": "%s run exited %d without results; %s ends:\n%s" % (mode, code, log, tail)
+        }
+    results = json.loads(out.read_text())
+    results["log"] = str(log)
+    return results
+
+
+def run_both(python: str, args, work: Path) -> dict[str, dict]:
+    """Both runs at once (each is one CPU-bound process; CI has two cores)."""
+    started = time.monotonic()
+    children = {mode: _start_child(python, mode, args, work) for mode in MODES}
+    try:
+        return {mode: _finish_child(mode, *child, started) for mode, child in children.items()}
+    finally:  # interrupted: leave no suite running
+        for process, _out, _log in children.values():
+            if process.poll() is None:
+                process.kill()
+                process.wait()
+
+
+def compare(name: str, required: list[str], native: dict, agent: dict) -> dict:
+    """The verdict from the two runs."""
+    problems = [r["problem"] for r in (native, agent) if "problem" in r]
+    if problems:
+        return {"name": name, "ok": False, "problems": problems}
+    n_out, a_out = native["outcomes"], agent["outcomes"]
+    differing = {
+        test: {"native": n_out.get(test, "absent"), "agent": a_out.get(test, "absent")}
+        for test in sorted(set(n_out) | set(a_out))
+        if n_out.get(test) != a_out.get(test)
+    }
+    idle = [primitive for primitive in required if not agent["calls"].get(primitive)]
+    problems = []
+    if not agent["patched"]:
+        problems.append("the agent patched nothing in the application's crypto library")
+    if not n_out:
+        problems.append("the suite ran no tests")
+    if native["calls"]:
+        problems.append("calls were counted natively: %s" % native["calls"])
+    verdict = {
+        "name": name,
+        "python": agent["python"],
+        "native": {**_counts(n_out), "seconds": native["seconds"], "cpu": native["cpu_seconds"]},
+        "agent": {**_counts(a_out), "seconds": agent["seconds"], "cpu": agent["cpu_seconds"]},
+        "same_results": not differing,
+        "differences": differing,
+        "agent_only_failures": {
+            test: agent["details"].get(test, "")[-800:]
+            for test, d in differing.items()
+            if d["agent"] in FAILED_OUTCOMES
+        },
+        "native_failures": sorted(t for t, o in n_out.items() if o in FAILED_OUTCOMES),
+        "calls": dict(sorted(agent["calls"].items())),
+        "required": required,
+        "required_without_calls": idle,
+        "patched": agent["patched"],
+        "problems": problems,
+        "logs": {"native": native["log"], "agent": agent["log"]},
+    }
+    verdict["ok"] = not differing and not idle and not problems
+    return verdict
+
+
+def print_verdict(verdict: dict) -> None:
+    name = verdict["name"]
+    if "native" not in verdict:
+        print("%s: could not run: %s" % (name, "; ".join(verdict["problems"])))
+        return
+    for mode in ("native", "agent"):
+        c = verdict[mode]
+        print(
+            "%s %s: %d run, %d passed, %d failures, %d errors, %d skipped in %.0f s (%.0f s CPU)"
+            % (name, mode, c["run"], c["passed"], c["failures"], c["errors"], c["skipped"],
+               c["seconds"], c["cpu"])
+        )  # fmt: skip
+    for test in verdict["native_failures"]:
+        print("  fails natively too (not the agent's doing): %s" % test)
+    for test, outcomes in verdict["differences"].items():
+        print("  DIFFERENT %s: native %s, agent %s" % (test, outcomes["native"], outcomes["agent"]))
+        detail = verdict["agent_only_failures"].get(test)
+        if detail:
+            print("    " + detail.strip().splitlines()[-1][:300])
+    print(
+        "  patched: %d names, e.g. %s"
+        % (len(verdict["patched"]), ", ".join(verdict["patched"][:4]))
+    )
+    print(
+        "  accelerated calls under the agent: %s"
+        % (", ".join("%s=%d" % item for item in verdict["calls"].items()) or "none")
+    )
+    for problem in verdict["problems"]:
+        print("  PROBLEM: %s" % problem)
+    if verdict["required_without_calls"]:
+        print("  NO CALL WENT THROUGH THE AGENT: %s" % ", ".join(verdict["required_without_calls"]))
+    print("  %s: %s" % (name, "same results as native" if verdict["ok"] else "NOT TRANSPARENT"))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--python", default=sys.executable, help="interpreter to test with")
+    parser.add_argument("--name", default="app", help="the application, for the output")
+    parser.add_argument("--root", type=Path, help="the unpacked sdist (copied once per run)")
+    parser.add_argument("--package", required=True, help="the crypto package the agent patches")
+    parser.add_argument(
+        "--require", default="", help="primitives that must serve calls, comma-separated"
+    )
+    parser.add_argument("--work-dir", help="where copies, logs and results go (default: temporary)")
+    parser.add_argument("--json-out", help="write the verdict here too")
+    parser.add_argument("--child", choices=MODES, help=argparse.SUPPRESS)
+    parser.add_argument("pytest_args", nargs="*", help="after --: what pytest runs, deselections")
+    args = parser.parse_args(argv)
+    if args.child:
+        return child_main(args.child, args.package, args.pytest_args, args.json_out)
+    if args.root is None:
+        parser.error("--root is required")
+    args.root = args.root.resolve()
+    work = Path(args.work_dir or tempfile.mkdtemp(prefix="app-suite-")).resolve()
+    work.mkdir(parents=True, exist_ok=True)
+    required = [p for p in args.require.split(",") if p]
+    runs = run_both(args.python, args, work)
+    verdict = compare(args.name, required, runs["native"], runs["agent"])
+    print_verdict(verdict)
+    line = json.dumps(verdict, sort_keys=True)
+    if args.json_out:
+        Path(args.json_out).write_text(line)
+    print(line)
+    if "native" not in verdict:
+        return EXIT_BROKEN
+    return EXIT_OK if verdict["ok"] else EXIT_DIFFERENT
+
+
+if __name__ == "__main__":
+    sys.exit(main())
