@@ -115,7 +115,7 @@ class GcmProvider:
 
     def __init__(self) -> None:
         cipher, algorithms, modes = _cryptography_ciphers()
-        from cryptography.exceptions import InvalidTag
+        from cryptography.exceptions import AlreadyFinalized, InvalidTag
         from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
         self._encryption_context, self._decryption_context = _context_makers(cipher)
@@ -125,6 +125,8 @@ class GcmProvider:
         # AESGCM object of the last key object is reused (base.LastKeyReuse).
         self.one_shot = LastKeyReuse(AESGCM).for_key
         self.InvalidTag = InvalidTag
+        # What a context raises when another thread finalized it meanwhile.
+        self.AlreadyFinalized = AlreadyFinalized
 
     def encryptor(self, key: bytes, nonce: bytes):
         return self._encryption_context(self._aes(key), self._gcm(nonce))

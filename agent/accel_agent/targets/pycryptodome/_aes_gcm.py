@@ -25,6 +25,7 @@ from __future__ import annotations
 from hmac import compare_digest
 
 from accel_agent import speedups
+from accel_agent.providers.contexts import is_busy, when_free
 from accel_agent.speedups import STREAM_UPDATE_FROM, open_joined, seal_split, stream_update
 from accel_agent.targets.pycryptodome import _aes_modes, _buffers, _order_rules
 from accel_agent.targets.pycryptodome._aead_base import AeadBase
@@ -200,9 +201,12 @@ class GcmCipher(AeadBase):
         context = self._context or self._open(ENCRYPT)
         self._msg_count += len(plaintext)
         self._backing.slot.calls += 1
-        if len(plaintext) >= STREAM_UPDATE_FROM:
-            return _buffers.deliver(stream_update(context, plaintext), output)
-        return _buffers.deliver(context.update(plaintext), output)
+        try:
+            if len(plaintext) >= STREAM_UPDATE_FROM:
+                return _buffers.deliver(stream_update(context, plaintext), output)
+            return _buffers.deliver(context.update(plaintext), output)
+        except Exception as exc:  # noqa: BLE001 - only threads sharing the object get here
+            return _buffers.deliver(self._contended(ENCRYPT, context, plaintext, exc), output)
 
     def digest(self) -> bytes:
         if self._twin is not None:
@@ -212,9 +216,12 @@ class GcmCipher(AeadBase):
         self._next = AFTER_DIGEST
         if self._tag is None:
             context = self._context or self._open(ENCRYPT)
-            context.finalize()
-            self._tag = context.tag[: self._mac_len]
-            self._backing.slot.calls += 1
+            # Under the lock: two threads' digest() must not both finalize.
+            with _aes_modes.FIRST_USE_LOCK:
+                if self._tag is None:
+                    when_free(context.finalize)  # waits out another thread's encrypt()
+                    self._tag = context.tag[: self._mac_len]
+                    self._backing.slot.calls += 1
         return self._tag
 
     def encrypt_and_digest(self, plaintext: Any, output: Any = None) -> tuple[Any, bytes]:
@@ -281,10 +288,13 @@ class GcmCipher(AeadBase):
         self._next = AFTER_DECRYPT
         context = self._context or self._open(DECRYPT)
         self._msg_count += len(ciphertext)
-        if len(ciphertext) >= STREAM_UPDATE_FROM:
-            plaintext = stream_update(context, ciphertext)
-        else:
-            plaintext = context.update(ciphertext)
+        try:
+            if len(ciphertext) >= STREAM_UPDATE_FROM:
+                plaintext = stream_update(context, ciphertext)
+            else:
+                plaintext = context.update(ciphertext)
+        except Exception as exc:  # noqa: BLE001 - only threads sharing the object get here
+            plaintext = self._contended(DECRYPT, context, ciphertext, exc)
         self._keep(plaintext)
         self._backing.slot.calls += 1
         return _buffers.deliver(plaintext, output)
@@ -366,6 +376,20 @@ class GcmCipher(AeadBase):
 
     # -- helpers -----------------------------------------------------------
 
+    def _contended(self, method: str, context: Any, data: Any, exc: Exception) -> bytes:
+        """The result of ``context.update(data)`` that raised ``exc`` because threads share us.
+
+        Another thread inside the context: wait for it. Another thread's
+        digest() or verify() finished it between our order check and the
+        update: native, checking after that call, raises its TypeError.
+        """
+        if is_busy(exc):
+            return when_free(stream_update, context, data)
+        if isinstance(exc, self._provider.AlreadyFinalized):
+            self._native_verdict(method, data)
+            raise TypeError("%s() cannot be called after the message is finished" % method)
+        raise exc
+
     def _too_long(self, length: int) -> bool:
         return self._msg_count + length > SMALLEST_MESSAGE_LIMIT
 
@@ -375,19 +399,22 @@ class GcmCipher(AeadBase):
             return compare_digest(self._tag, received)
         if len(received) != self._mac_len:
             return False  # native compares mac_len bytes with it: never equal
-        if not self._tag_checked:
-            context = self._context or self._open(DECRYPT)
-            self._tag_checked = True
-            self._backing.slot.calls += 1
-            try:
-                context.finalize_with_tag(received)
-            except self._provider.InvalidTag:
-                return False
-            self._tag = received
-            self._release_kept()
-            return True
-        self._tag = self._rebuild_tag()
-        return compare_digest(self._tag, received)
+        with _aes_modes.FIRST_USE_LOCK:  # threads sharing the object check one at a time
+            if self._tag is not None:
+                return compare_digest(self._tag, received)
+            if not self._tag_checked:
+                context = self._context or self._open(DECRYPT)
+                self._tag_checked = True
+                self._backing.slot.calls += 1
+                try:
+                    when_free(context.finalize_with_tag, received)
+                except self._provider.InvalidTag:
+                    return False
+                self._tag = received
+                self._release_kept()
+                return True
+            self._tag = self._rebuild_tag()
+            return compare_digest(self._tag, received)
 
     def _keep(self, plaintext: bytes) -> None:
         """Keep decrypted data (by reference) until the tag is known; bounded."""

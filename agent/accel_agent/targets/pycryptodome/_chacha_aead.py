@@ -25,6 +25,7 @@ from __future__ import annotations
 from hmac import compare_digest
 
 from accel_agent import speedups
+from accel_agent.providers.chacha import StreamFinished
 from accel_agent.speedups import open_joined, seal_split
 from accel_agent.targets.pycryptodome import _aes_modes, _buffers, _order_rules
 from accel_agent.targets.pycryptodome._aead_base import AeadBase
@@ -196,7 +197,10 @@ class ChaCha20Poly1305Cipher(AeadBase):
             self._native_verdict(ENCRYPT, plaintext, output=output)
         self._next = AFTER_ENCRYPT
         self._backing.slot.calls += 1
-        return _buffers.deliver(stream.encrypt(plaintext), output)
+        try:
+            return _buffers.deliver(stream.encrypt(plaintext), output)
+        except StreamFinished:
+            self._finished_meanwhile(ENCRYPT, plaintext)
 
     def digest(self) -> bytes:
         if self._twin is not None:
@@ -256,7 +260,18 @@ class ChaCha20Poly1305Cipher(AeadBase):
             self._native_verdict(DECRYPT, ciphertext, output=output)
         self._next = AFTER_DECRYPT
         self._backing.slot.calls += 1
-        return _buffers.deliver(stream.decrypt(ciphertext), output)
+        try:
+            return _buffers.deliver(stream.decrypt(ciphertext), output)
+        except StreamFinished:
+            self._finished_meanwhile(DECRYPT, ciphertext)
+
+    def _finished_meanwhile(self, method: str, data: Any) -> None:
+        """Another thread's digest() or verify() ended the message after our order check.
+
+        Native, checking after that call, raises its TypeError.
+        """
+        self._native_verdict(method, data)
+        raise TypeError("%s() cannot be called after the message is finished" % method)
 
     def _mirror_failed_decrypt(self, ciphertext: Any) -> None:
         try:

@@ -21,6 +21,7 @@ import functools
 import os
 
 from accel_agent import patching, registry
+from accel_agent.providers.contexts import when_free
 from accel_agent.targets.pycryptodome import _aes_modes, _buffers
 from accel_agent.targets.pycryptodome._chacha_aead import ChaCha20Poly1305Cipher
 
@@ -203,7 +204,10 @@ class ChaCha20Cipher:
                 context = self._context or self._open(self._position)
                 self._position = end
                 self._backing.slot.calls += 1
-                return context.update(plaintext)
+                try:
+                    return context.update(plaintext)
+                except RuntimeError:  # another thread is inside the context: wait for it
+                    return when_free(context.update, plaintext)
         return self._process(ENCRYPT, plaintext, output)
 
     def decrypt(self, ciphertext: Any, output: Any = None) -> bytes | None:
@@ -214,7 +218,10 @@ class ChaCha20Cipher:
                 context = self._context or self._open(self._position)
                 self._position = end
                 self._backing.slot.calls += 1
-                return context.update(ciphertext)
+                try:
+                    return context.update(ciphertext)
+                except RuntimeError:  # another thread is inside the context: wait for it
+                    return when_free(context.update, ciphertext)
         return self._process(DECRYPT, ciphertext, output)
 
     def _process(self, direction: str, data: Any, output: Any) -> bytes | None:
@@ -237,8 +244,10 @@ class ChaCha20Cipher:
             room = self._context_end - position
             if len(view) <= room:
                 self._position = position + len(view)
-                return result + context.update(view) if result else context.update(view)
-            result += context.update(view[:room])
+                return result + when_free(context.update, view) if result else when_free(
+                    context.update, view
+                )
+            result += when_free(context.update, view[:room])
             view = view[room:]
             self._position = position + room
             self._context = None
