@@ -32,10 +32,10 @@ def servable(data: Any, output: Any, block_size: int = 1) -> bool:
         return False
     if output is None:
         return True
-    if output is not data and type(data) is not bytes and _base(output) is _base(data):
+    if output is not data and type(data) is not bytes and overlaps_elsewhere(data, output):
         # pycryptodome reads and writes block by block: an output that overlaps
         # its input at another offset sees its own writes, which computing the
-        # whole result first would not. Only the same buffer (in place) is served.
+        # whole result first would not. Only the same memory (in place) is served.
         return False
     kind = type(output)
     if kind is bytearray:
@@ -50,9 +50,71 @@ def servable(data: Any, output: Any, block_size: int = 1) -> bool:
     )
 
 
-def _base(buffer: Any) -> Any:
-    """The object that owns a buffer's memory."""
-    return buffer.obj if type(buffer) is memoryview else buffer
+def overlaps_elsewhere(data: Any, output: Any) -> bool:
+    """True when ``output``'s memory overlaps ``data``'s but does not start where it starts.
+
+    Decided on the buffers' addresses and lengths, not on the objects: two
+    memoryviews (of ctypes arrays, numpy slices, ``mmap``) can share memory
+    while their ``obj`` differ. Only calls given an ``output`` that is not
+    their input pay for it. A buffer whose address cannot be read counts
+    as overlapping (native serves it).
+    """
+    try:
+        start, size = buffer_span(data)
+        out_start, out_size = buffer_span(output)
+    except (TypeError, ValueError, BufferError):
+        return True
+    if start == out_start:
+        return False  # in place: reading a block before writing it is what native does too
+    return start < out_start + out_size and out_start < start + size
+
+
+def buffer_span(buffer: Any) -> tuple[int, int]:
+    """(address, length in bytes) of a contiguous buffer's memory."""
+    api = _buffer_api()
+    view = api.Py_buffer()
+    if api.get(buffer, api.byref(view), 0) != 0:  # PyBUF_SIMPLE: contiguous bytes
+        raise BufferError("no simple buffer")
+    try:
+        return view.buf or 0, view.len
+    finally:
+        api.release(api.byref(view))
+
+
+_api: list = []
+
+
+def _buffer_api() -> Any:
+    """CPython's ``PyObject_GetBuffer`` through ctypes, loaded on first use."""
+    if _api:
+        return _api[0]
+    import ctypes
+    import types
+
+    class Py_buffer(ctypes.Structure):  # noqa: N801 - CPython's struct name
+        _fields_ = [
+            ("buf", ctypes.c_void_p),
+            ("obj", ctypes.c_void_p),
+            ("len", ctypes.c_ssize_t),
+            ("itemsize", ctypes.c_ssize_t),
+            ("readonly", ctypes.c_int),
+            ("ndim", ctypes.c_int),
+            ("format", ctypes.c_char_p),
+            ("shape", ctypes.c_void_p),
+            ("strides", ctypes.c_void_p),
+            ("suboffsets", ctypes.c_void_p),
+            ("internal", ctypes.c_void_p),
+        ]
+
+    get = ctypes.pythonapi.PyObject_GetBuffer
+    get.argtypes = (ctypes.py_object, ctypes.c_void_p, ctypes.c_int)
+    get.restype = ctypes.c_int
+    release = ctypes.pythonapi.PyBuffer_Release
+    release.argtypes = (ctypes.c_void_p,)
+    release.restype = None
+    api = types.SimpleNamespace(Py_buffer=Py_buffer, get=get, release=release, byref=ctypes.byref)
+    _api.append(api)
+    return api
 
 
 def deliver(result: bytes, output: Any) -> bytes | None:
