@@ -29,6 +29,7 @@ from __future__ import annotations
 from hmac import compare_digest
 
 from accel_agent.targets.pycryptodome import _buffers, _order_rules
+from accel_agent.targets.pycryptodome._native_face import named_as
 from accel_agent.targets.pycryptodome._aead_base import AeadBase, nonce_argument
 
 TYPE_CHECKING = False
@@ -53,6 +54,7 @@ def max_message(nonce: bytes) -> int:
     return 1 << (8 * (15 - len(nonce)))
 
 
+@named_as("CcmMode")
 class CcmCipher(AeadBase):
     """pycryptodome's ``CcmMode``, served by OpenSSL for whole messages."""
 

@@ -29,6 +29,7 @@ from accel_agent.providers.contexts import is_busy, when_free
 from accel_agent.speedups import STREAM_UPDATE_FROM, open_joined, seal_split, stream_update
 from accel_agent.targets.pycryptodome import _aes_modes, _buffers, _order_rules
 from accel_agent.targets.pycryptodome._aead_base import AeadBase
+from accel_agent.targets.pycryptodome._native_face import named_as
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -55,6 +56,7 @@ UPDATE, ENCRYPT, DECRYPT, DIGEST, VERIFY = _order_rules.METHODS
 INITIAL, AFTER_ENCRYPT, AFTER_DECRYPT, AFTER_DIGEST, AFTER_VERIFY = _order_rules.STATES
 
 
+@named_as("GcmMode")
 class GcmCipher(AeadBase):
     """pycryptodome's ``GcmMode``, served by OpenSSL.
 

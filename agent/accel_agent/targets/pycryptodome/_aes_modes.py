@@ -20,6 +20,7 @@ import sys
 from accel_agent.providers.contexts import is_busy, when_free
 from accel_agent.speedups import STREAM_UPDATE_FROM, stream_update
 from accel_agent.targets.pycryptodome import _buffers
+from accel_agent.targets.pycryptodome._native_face import NativeFace, named_as
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -63,7 +64,7 @@ class _Tail:
         return bytes(self._data[-count:]) if count else b""
 
 
-class _AesMode:
+class _AesMode(NativeFace):
     """What the five classic modes share: key, provider, twin, and call counting.
 
     No ``__slots__``: class attributes give a fresh object its state, so
@@ -89,12 +90,20 @@ class _AesMode:
     def _build_twin(self) -> Any:
         raise NotImplementedError
 
+    def _new_native(self) -> Any:
+        """A fresh native object of this mode and key (what ``_fresh_twin`` makes)."""
+        return self._fresh_twin()
+
+    def _fresh_twin(self) -> Any:
+        raise NotImplementedError
+
     @property
     def _state(self) -> Any:
         """pycryptodome's C state: code reaching for it gets a native twin's, which takes over."""
         return self._switch_to_twin()._state
 
 
+@named_as("EcbMode")
 class EcbCipher(_AesMode):
     """pycryptodome's ``EcbMode``: whole blocks, no state, no order rules.
 
@@ -109,6 +118,8 @@ class EcbCipher(_AesMode):
 
     def _build_twin(self) -> Any:
         return self._backing.native_new(self._key, MODE_ECB)
+
+    _fresh_twin = _build_twin
 
     def encrypt(self, plaintext: Any, output: Any = None) -> bytes | None:
         if (
@@ -240,6 +251,7 @@ class _StreamingMode(_AesMode):
         method(b"")
 
 
+@named_as("CbcMode")
 class CbcCipher(_StreamingMode):
     """pycryptodome's ``CbcMode``; the chaining state is the last ciphertext block."""
 
@@ -264,6 +276,7 @@ class CbcCipher(_StreamingMode):
         )
 
 
+@named_as("CfbMode")
 class CfbCipher(_StreamingMode):
     """pycryptodome's ``CfbMode`` for 8- and 128-bit segments (any input length).
 
@@ -318,6 +331,7 @@ class CfbCipher(_StreamingMode):
             method(ciphertext)
 
 
+@named_as("OfbMode")
 class OfbCipher(_StreamingMode):
     """pycryptodome's ``OfbMode``; the state is the keystream block and the offset in it.
 
@@ -353,6 +367,7 @@ def _run_over_zeros(method: Callable, count: int) -> None:
         count -= step
 
 
+@named_as("CtrMode")
 class CtrCipher(_StreamingMode):
     """pycryptodome's ``CtrMode`` with a big-endian counter and no suffix.
 

@@ -26,6 +26,7 @@ from __future__ import annotations
 from hmac import compare_digest
 
 from accel_agent.targets.pycryptodome import _aes_modes, _buffers
+from accel_agent.targets.pycryptodome._native_face import NativeFace
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -39,7 +40,7 @@ AFTER_VERIFY = "after one-shot decryption"  # native allows verify() only
 WITH_TWIN = "with twin"  # a native twin serves every call
 
 
-class OneShotAead:
+class OneShotAead(NativeFace):
     """The shared state machine; subclasses say how to build a native twin and call OpenSSL.
 
     No ``__slots__``: class attributes are a fresh object's state.

@@ -24,6 +24,7 @@ from accel_agent import patching, registry
 from accel_agent.providers.contexts import when_free
 from accel_agent.targets.pycryptodome import _aes_modes, _buffers
 from accel_agent.targets.pycryptodome._chacha_aead import ChaCha20Poly1305Cipher
+from accel_agent.targets.pycryptodome._native_face import NativeFace
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -158,7 +159,7 @@ def patch_chacha20_poly1305(module: ModuleType) -> None:
     patching.patch_attribute(module, "new", new)
 
 
-class ChaCha20Cipher:
+class ChaCha20Cipher(NativeFace):
     """pycryptodome's ``ChaCha20Cipher`` (ChaCha20 and XChaCha20), served by OpenSSL.
 
     No ``__slots__``: class attributes are a fresh object's state, so that
@@ -273,6 +274,9 @@ class ChaCha20Cipher:
             self._context_end = min(self._limit, (position // _SPAN_BYTES + 1) * _SPAN_BYTES)
         self._context = context
         return context
+
+    def _new_native(self) -> Any:
+        return self._backing.native_new(key=self._key, nonce=self.nonce)
 
     def seek(self, position: int) -> None:
         if self._twin is None and type(position) is int and 0 <= position < self._limit:
