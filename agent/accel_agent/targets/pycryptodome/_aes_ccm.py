@@ -150,6 +150,7 @@ class CcmCipher(AeadBase):
         if (
             not _buffers.servable(plaintext, output)
             or not self._whole(plaintext)  # part of a declared msg_len: native streams it
+            or not _buffers.fits_one_call(plaintext, self._aad, self._mac_len)
             or not self._claim(AFTER_DIGEST if self._msg_len is None else AFTER_ENCRYPT)
         ):
             return self._become_native().encrypt(plaintext, output=output)
@@ -198,6 +199,7 @@ class CcmCipher(AeadBase):
         if (
             not _buffers.servable(ciphertext, output)
             or not self._whole(ciphertext)
+            or not _buffers.fits_one_call(ciphertext, self._aad, self._mac_len)
             or not self._claim(AFTER_VERIFY if self._msg_len is None else AFTER_DECRYPT)
         ):
             return self._become_native().decrypt(ciphertext, output=output)
@@ -231,6 +233,7 @@ class CcmCipher(AeadBase):
             and type(received_mac_tag) is bytes
             and len(received_mac_tag) == mac_len
             and self._whole(ciphertext)
+            and _buffers.fits_one_call(ciphertext, self._aad, mac_len)
             and self._claim(AFTER_VERIFY)
         ):
             self._backing.slot.calls += 1

@@ -50,6 +50,7 @@ PLAINTEXT_KEPT_LIMIT = 4 * 1024 * 1024  # decrypted bytes kept for a second veri
 # or past them a native object with the same counts decides whether to raise.
 SMALLEST_MESSAGE_LIMIT = 2**36 - 32
 SMALLEST_AAD_LIMIT = 2**61 - 1
+ONE_CALL_MAX = _buffers.ONE_CALL_MAX
 
 # pycryptodome's order rules, shared by the AEAD targets (_order_rules).
 UPDATE, ENCRYPT, DECRYPT, DIGEST, VERIFY = _order_rules.METHODS
@@ -157,7 +158,8 @@ class GcmCipher(AeadBase):
         # so it leaves _next as it is.
         if not self._aad:
             self._aad = []
-        self._aad.append(bytes(assoc_data))
+        # OpenSSL's contexts take at most ONE_CALL_MAX bytes of AAD a call.
+        self._aad.extend(_buffers.call_sized(bytes(assoc_data)))
         self._auth_len += len(assoc_data)
         return self
 
@@ -232,6 +234,7 @@ class GcmCipher(AeadBase):
             and output is None
             and type(plaintext) is bytes
             and self._next is INITIAL
+            and self._auth_len <= ONE_CALL_MAX  # AESGCM's limit for the joined AAD
         ):
             # A fresh object: the whole message in one go, once the key
             # stream token is ours (see _one_shot).
@@ -325,6 +328,7 @@ class GcmCipher(AeadBase):
             and type(received_mac_tag) is bytes
             and len(received_mac_tag) == 16
             and self._next is INITIAL
+            and self._auth_len <= ONE_CALL_MAX  # AESGCM's limit for the joined AAD
         ):
             # A fresh object: the whole message in one go, once the key
             # stream token is ours (see _one_shot).

@@ -196,6 +196,7 @@ class OneShotAead(NativeFace):
             and self._next is INITIAL
             and _buffers.servable(plaintext, output)
             and self._can_seal()
+            and _buffers.fits_one_call(plaintext, self._aad, TAG_SIZE)
             and self._claim(AFTER_DIGEST)
         ):
             ciphertext, tag = self._seal(plaintext)
@@ -216,6 +217,7 @@ class OneShotAead(NativeFace):
             and _buffers.is_plain(received_mac_tag)
             and len(received_mac_tag) == TAG_SIZE
             and self._can_seal()
+            and _buffers.fits_one_call(ciphertext, self._aad, TAG_SIZE)
             and self._claim(AFTER_VERIFY)
         ):
             received = bytes(received_mac_tag)

@@ -22,6 +22,34 @@ def is_plain(data: Any) -> bool:
     return kind is memoryview and data.ndim == 1 and data.c_contiguous and data.format == "B"
 
 
+# The most bytes pyca/cryptography takes in one argument of a one-shot AEAD call
+# (AESGCM, ChaCha20Poly1305, AESOCB3, AESSIV, AESCCM; past it: OverflowError)
+# and of GCM's authenticate_additional_data (past it: a Rust panic). Data
+# longer than this is split where the API streams, else served by native.
+ONE_CALL_MAX = 2**31 - 1
+
+
+def aad_fits(chunks: Any) -> bool:
+    """Whether associated data kept as ``chunks`` fits one one-shot AEAD call."""
+    total = 0
+    for chunk in chunks:
+        total += len(chunk)
+    return total <= ONE_CALL_MAX
+
+
+def fits_one_call(data: Any, chunks: Any, extra: int = 0) -> bool:
+    """Whether ``data`` (plus ``extra`` bytes: a tag joined to it) and ``chunks`` fit one call."""
+    return len(data) + extra <= ONE_CALL_MAX and aad_fits(chunks)
+
+
+def call_sized(data: bytes) -> list[Any]:
+    """``data`` as pieces that each fit one OpenSSL call (views on it, no copy)."""
+    if len(data) <= ONE_CALL_MAX:
+        return [data]
+    view = memoryview(data)
+    return [view[i : i + ONE_CALL_MAX] for i in range(0, len(data), ONE_CALL_MAX)]
+
+
 def is_key(key: Any, sizes: tuple[int, ...]) -> bool:
     return is_plain(key) and len(key) in sizes
 

@@ -216,6 +216,7 @@ class ChaCha20Poly1305Cipher(AeadBase):
             and type(plaintext) is bytes
             and len(plaintext) <= SEAL_ONE_SHOT_LIMIT
             and self._next is INITIAL  # not after a verify() that raised, say
+            and (not self._aad or _buffers.aad_fits(self._aad))
         ):
             try:
                 self._fresh.pop()  # the key stream token (see _fresh)
@@ -313,6 +314,7 @@ class ChaCha20Poly1305Cipher(AeadBase):
             and type(received_mac_tag) is bytes
             and len(received_mac_tag) == TAG_SIZE
             and self._next is INITIAL
+            and (not self._aad or _buffers.aad_fits(self._aad))
         ):
             try:
                 self._fresh.pop()  # the key stream token (see _fresh)

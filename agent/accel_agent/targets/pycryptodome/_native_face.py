@@ -58,6 +58,13 @@ class NativeFace:
     def __class__(self) -> type:  # noqa: D105 - isinstance() reads it
         return self._native_type()
 
+    def __dir__(self) -> list[str]:
+        # object.__dir__ reads __class__, which names native's class: list this one's.
+        names = set(self.__dict__)
+        for klass in type(self).__mro__:
+            names.update(klass.__dict__)
+        return sorted(names)
+
     def __repr__(self) -> str:
         native = self._native_type()
         return "<%s.%s object at %#x>" % (native.__module__, native.__qualname__, id(self))
