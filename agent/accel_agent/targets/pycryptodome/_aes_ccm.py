@@ -29,8 +29,8 @@ from __future__ import annotations
 from hmac import compare_digest
 
 from accel_agent.targets.pycryptodome import _buffers, _order_rules
-from accel_agent.targets.pycryptodome._native_face import named_as
 from accel_agent.targets.pycryptodome._aead_base import AeadBase, nonce_argument
+from accel_agent.targets.pycryptodome._native_face import named_as
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -20,8 +20,8 @@ from hmac import compare_digest
 
 from accel_agent import patching
 from accel_agent.targets.pycryptodome import _aes_modes, _buffers, _order_rules
-from accel_agent.targets.pycryptodome._native_face import named_as
 from accel_agent.targets.pycryptodome._aead_base import AeadBase, nonce_argument
+from accel_agent.targets.pycryptodome._native_face import named_as
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

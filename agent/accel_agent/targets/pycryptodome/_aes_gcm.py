@@ -427,7 +427,7 @@ class GcmCipher(AeadBase):
         if self._tag is not None:
             return
         if self._shadow is not None:
-            self._shadow.update(plaintext)
+            when_free(self._shadow.update, plaintext)  # threads sharing the object take turns
             return
         if not self._kept:
             self._kept = []

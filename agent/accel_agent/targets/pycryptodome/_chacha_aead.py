@@ -86,6 +86,16 @@ class ChaCha20Poly1305Cipher(AeadBase):
     def _new_native(self) -> Any:
         return self._backing.native_new(key=self._key, nonce=self.nonce)
 
+    def _refuse_copying(self) -> None:
+        """Native's deep copy fails on its Poly1305 object's C state, which, under the
+        agent, is the agent's Poly1305: a native ChaCha20 object's C state fails the same way."""
+        import copy
+        import sys
+
+        chacha = sys.modules[self._backing.native_new.__module__].ChaCha20
+        copy.deepcopy(chacha.new(key=bytes(32), nonce=bytes(12)))
+        super()._refuse_copying()
+
     def _become_native(self) -> Any:
         """Hand the rest of the message to a native twin (only while nothing but AAD was seen).
 
