@@ -106,16 +106,28 @@ def _shared_by_threads(rec, module, case, threads, sizes, method):
     rec.note("per-thread results", per_thread)
 
 
-# ChaCha20-Poly1305 objects shared by threads crashed the interpreter in a
-# first run (not yet known whether in the agent's or native's run): left out
-# until that is understood.
-# CFB-128 under pycryptodomex 3.x differed once, not yet analysed: left out too.
-# GCM under pycryptodomex 3.x: a flaky difference on one run, not yet analysed.
-SHARED_CASES = [c for c in CASES if c.name in ("ecb", "cbc", "ctr", "ofb", "chacha20")]
+def _shared_params():
+    """(flavour, case) pairs; stateful objects are shared natively only on pycryptodome 4.x.
+
+    pycryptodome 3.x releases the GIL inside its C modes without guarding
+    their state: threads sharing a CFB, GCM or ChaCha20-Poly1305 object crash
+    the interpreter there (a segmentation fault, seen with pycryptodomex
+    3.24.2), so there is no native behaviour to compare with.
+    """
+    params = []
+    for flavour in FLAVOURS:
+        for case in CASES:
+            marks = ()
+            if not case.stateless and th.flavour_major(flavour) < 4:
+                marks = pytest.mark.skip(
+                    reason="native pycryptodome %s crashes when threads share a stateful "
+                    "object (no native result to compare)" % th.flavour_version(flavour)
+                )
+            params.append(pytest.param(flavour, case, marks=marks, id="%s-%s" % (case, flavour)))
+    return params
 
 
-@pytest.mark.parametrize("flavour", FLAVOURS)
-@pytest.mark.parametrize("case", SHARED_CASES, ids=repr)
+@pytest.mark.parametrize(("flavour", "case"), _shared_params())
 @pytest.mark.accelerates
 @SETTINGS
 @given(data=st.data())
@@ -156,8 +168,10 @@ def _first_calls_race(rec, module, case, rounds):
     rec.note("kinds raised", sorted(kinds - NATIVE_RACE_KINDS))
 
 
-@pytest.mark.parametrize("flavour", FLAVOURS)
-@pytest.mark.parametrize("case", [BY_NAME["gcm"], BY_NAME["chacha20-poly1305"]], ids=repr)
+@pytest.mark.parametrize(
+    ("flavour", "case"),
+    [p for p in _shared_params() if p.values[1].name in ("gcm", "chacha20-poly1305")],
+)
 def test_first_calls_on_a_fresh_object_race(flavour, case):
     th.both(_first_calls_race, _module(flavour, case), case, 60)
 
