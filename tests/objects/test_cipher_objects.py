@@ -19,7 +19,7 @@ import threading
 import weakref
 
 import pytest
-from cipher_cases import BY_NAME, CASES
+from cipher_cases import CASES
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -174,6 +174,47 @@ def _first_calls_race(rec, module, case, rounds):
 )
 def test_first_calls_on_a_fresh_object_race(flavour, case):
     th.both(_first_calls_race, _module(flavour, case), case, 60)
+
+
+def _digest_racing_encrypt(rec, module, case, rounds, size):
+    errors = []
+    for _ in range(rounds):
+        obj = case.make(module)
+        barrier = threading.Barrier(4)
+
+        def encrypt(obj=obj, barrier=barrier):
+            barrier.wait()
+            for _ in range(3):
+                try:
+                    obj.encrypt(bytes(size))
+                except BaseException as exc:  # noqa: BLE001
+                    errors.append(type(exc))
+
+        def digest(obj=obj, barrier=barrier):
+            barrier.wait()
+            try:
+                obj.digest()
+            except BaseException as exc:  # noqa: BLE001
+                errors.append(type(exc))
+
+        workers = [threading.Thread(target=t) for t in (encrypt, encrypt, digest, digest)]
+        for worker in workers:
+            worker.start()
+        for worker in workers:
+            worker.join()
+    kinds = {"%s.%s" % (kind.__module__, kind.__name__) for kind in errors}
+    rec.note("kinds raised", sorted(kinds - NATIVE_RACE_KINDS))
+
+
+@pytest.mark.parametrize(
+    ("flavour", "case"),
+    [p for p in _shared_params() if p.values[1].name in ("gcm", "chacha20-poly1305")],
+)
+@SETTINGS
+@given(size=st.sampled_from([1024, 64 * 1024, 256 * 1024]))
+def test_digest_while_other_threads_encrypt(flavour, case, size):
+    """digest() racing encrypt(): native's TypeError (or nothing), never pyca's AlreadyFinalized."""
+    th.both(_digest_racing_encrypt, _module(flavour, case), case, 20, size)
 
 
 # --------------------------------------------------------------------------- object face

@@ -158,9 +158,16 @@ class GcmCipher(AeadBase):
         # so it leaves _next as it is.
         if not self._aad:
             self._aad = []
-        # OpenSSL's contexts take at most ONE_CALL_MAX bytes of AAD a call.
-        self._aad.extend(_buffers.call_sized(bytes(assoc_data)))
         self._auth_len += len(assoc_data)
+        if len(assoc_data) <= ONE_CALL_MAX:
+            self._aad.append(bytes(assoc_data))
+        else:
+            # OpenSSL's contexts take at most ONE_CALL_MAX bytes of AAD a call.
+            self._aad.extend(_buffers.call_sized(bytes(assoc_data)))
+        if self._auth_len > ONE_CALL_MAX and self._one_shot:
+            # More AAD than AESGCM takes in one call: no whole-message call for
+            # this object (0: see _one_shot); a streaming context serves it.
+            self._one_shot[0] = 0
         return self
 
     def _open(self, direction: str) -> Any:
@@ -220,13 +227,28 @@ class GcmCipher(AeadBase):
         self._next = AFTER_DIGEST
         if self._tag is None:
             context = self._context or self._open(ENCRYPT)
-            # Under the lock: two threads' digest() must not both finalize.
-            with _aes_modes.FIRST_USE_LOCK:
-                if self._tag is None:
-                    when_free(context.finalize)  # waits out another thread's encrypt()
-                    self._tag = context.tag[: self._mac_len]
-                    self._backing.slot.calls += 1
+            try:
+                context.finalize()
+            except Exception as exc:  # noqa: BLE001 - only threads sharing the object get here
+                self._finalized_meanwhile(context, exc)
+            self._tag = context.tag[: self._mac_len]
+            self._backing.slot.calls += 1
         return self._tag
+
+    def _finalized_meanwhile(self, context: Any, exc: Exception) -> None:
+        """``context.finalize()`` raised ``exc`` because another thread uses this object.
+
+        Busy (its encrypt() or digest() is inside): wait and finalize. Already
+        finalized (its digest() got there first): the tag is there to read.
+        """
+        if is_busy(exc):
+            try:
+                when_free(context.finalize)
+            except self._provider.AlreadyFinalized:
+                pass
+        elif not isinstance(exc, self._provider.AlreadyFinalized):
+            raise exc
+        when_free(getattr, context, "tag")  # readable once the other thread is out
 
     def encrypt_and_digest(self, plaintext: Any, output: Any = None) -> tuple[Any, bytes]:
         if (
@@ -234,7 +256,6 @@ class GcmCipher(AeadBase):
             and output is None
             and type(plaintext) is bytes
             and self._next is INITIAL
-            and self._auth_len <= ONE_CALL_MAX  # AESGCM's limit for the joined AAD
         ):
             # A fresh object: the whole message in one go, once the key
             # stream token is ours (see _one_shot).
@@ -328,7 +349,6 @@ class GcmCipher(AeadBase):
             and type(received_mac_tag) is bytes
             and len(received_mac_tag) == 16
             and self._next is INITIAL
-            and self._auth_len <= ONE_CALL_MAX  # AESGCM's limit for the joined AAD
         ):
             # A fresh object: the whole message in one go, once the key
             # stream token is ours (see _one_shot).
