@@ -314,6 +314,26 @@ def test_output_overlapping_the_input(flavour, case, data):
     th.both(_overlapping_output, _module(flavour, case), case, kind, length, offset, output_first)
 
 
+def _gcm_overlap_mid_message(rec, module, distance, output_first):
+    cipher = module.new(bytes(16), module.MODE_GCM, nonce=bytes(12))
+    rec.call("first", cipher.encrypt, b"first chunk!")
+    whole = memoryview(bytearray(range(256)))
+    low, high = whole[:128], whole[distance : distance + 128]
+    data, output = (high, low) if output_first else (low, high)
+    rec.call("encrypt overlapping", cipher.encrypt, data, output=output)
+    rec.note("buffer after", bytes(whole))
+    rec.call("digest", cipher.digest)
+
+
+@pytest.mark.parametrize("flavour", FLAVOURS)
+@pytest.mark.parametrize("distance", [16, 17, 24, 40, 64, 100])
+@pytest.mark.parametrize("output_first", [False, True], ids=["output-ahead", "output-behind"])
+def test_gcm_output_overlapping_mid_message(flavour, distance, output_first):
+    th.both(
+        _gcm_overlap_mid_message, th.import_from(flavour, "Cipher.AES"), distance, output_first
+    )
+
+
 # --------------------------------------------------------------------------- size limits
 
 

@@ -56,15 +56,21 @@ def is_key(key: Any, sizes: tuple[int, ...]) -> bool:
 
 def servable(data: Any, output: Any, block_size: int = 1) -> bool:
     """True when the fast path can serve ``data`` (and ``output``) exactly as native does."""
+    if not _shapes_servable(data, output, block_size):
+        return False
+    # pycryptodome reads and writes block by block: an output that overlaps
+    # its input at another offset sees its own writes, which computing the
+    # whole result first would not. Only the same memory (in place) is served.
+    return output is None or output is data or type(data) is bytes or not overlaps_elsewhere(
+        data, output
+    )
+
+
+def _shapes_servable(data: Any, output: Any, block_size: int) -> bool:
     if not is_plain(data) or len(data) % block_size:
         return False
     if output is None:
         return True
-    if output is not data and type(data) is not bytes and overlaps_elsewhere(data, output):
-        # pycryptodome reads and writes block by block: an output that overlaps
-        # its input at another offset sees its own writes, which computing the
-        # whole result first would not. Only the same memory (in place) is served.
-        return False
     kind = type(output)
     if kind is bytearray:
         return len(output) == len(data)
@@ -76,6 +82,25 @@ def servable(data: Any, output: Any, block_size: int = 1) -> bool:
         and output.format == "B"
         and len(output) == len(data)
     )
+
+
+def overlap_distance(data: Any, output: Any) -> int:
+    """How far from ``data``'s start an overlapping ``output`` starts; 0 when it does not.
+
+    Only for buffers the fast path could serve but for the overlap.
+    Positive: ``output`` starts further on, and a forward loop (pycryptodome's)
+    reads input it wrote itself that many bytes earlier. Negative: it starts
+    before, and a forward loop only writes where it has read already.
+    """
+    if output is None or type(data) is bytes or not _shapes_servable(data, output, 1):
+        return 0
+    try:
+        start, size = buffer_span(data)
+        out_start, _ = buffer_span(output)
+    except (TypeError, ValueError, BufferError):
+        return 0
+    distance = out_start - start
+    return distance if -size < distance < size else 0
 
 
 def overlaps_elsewhere(data: Any, output: Any) -> bool:
