@@ -56,6 +56,8 @@ def is_key(key: Any, sizes: tuple[int, ...]) -> bool:
 
 def servable(data: Any, output: Any, block_size: int = 1) -> bool:
     """True when the fast path can serve ``data`` (and ``output``) exactly as native does."""
+    if output is None:  # the common call: no second function frame
+        return is_plain(data) and not len(data) % block_size
     if not _shapes_servable(data, output, block_size):
         return False
     # pycryptodome reads and writes block by block: an output that overlaps
