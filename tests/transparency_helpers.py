@@ -255,6 +255,10 @@ class Recorder:
         self.steps.append((label, "returned", describe(result)))
         return result
 
+    def raised(self) -> int:
+        """How many recorded steps were exceptions (the tally's per-case exception counts)."""
+        return sum(1 for step in self.steps if step[1] == "raised")
+
     def note(self, label: str, value: object) -> None:
         """Record a value computed by the scenario (an output buffer after a call, say)."""
         self.steps.append((label, "value", describe(value)))
@@ -312,7 +316,14 @@ def first_difference(agent: list[tuple], native: list[tuple]) -> str | None:
 
 
 class Tally:
-    """Per-test counts for the terminal summary: comparisons, mismatches, accelerated calls."""
+    """Per-test counts for the terminal summary: comparisons, mismatches, accelerated calls.
+
+    Each comparison (one :func:`both` call: one generated example) also adds
+    the exceptions each side's run raised (``agent_raised``, ``native_raised``);
+    the summary line of a test shows both, which must be equal.
+    """
+
+    COUNTS = ("comparisons", "mismatches", "agent_raised", "native_raised")
 
     def __init__(self) -> None:
         self.current = "<outside a test>"
@@ -320,12 +331,17 @@ class Tally:
 
     def _entry(self, test_id: str | None = None) -> dict:
         key = test_id or self.current
-        return self.tests.setdefault(key, {"comparisons": 0, "mismatches": 0, "calls": {}})
+        entry = self.tests.setdefault(key, {"calls": {}})
+        for name in self.COUNTS:
+            entry.setdefault(name, 0)
+        return entry
 
-    def compared(self, mismatch: bool) -> None:
+    def compared(self, mismatch: bool, agent_raised: int = 0, native_raised: int = 0) -> None:
         entry = self._entry()
         entry["comparisons"] += 1
         entry["mismatches"] += int(mismatch)
+        entry["agent_raised"] += agent_raised
+        entry["native_raised"] += native_raised
 
     def add_calls(self, test_id: str, delta: dict[str, int]) -> None:
         calls = self._entry(test_id)["calls"]
@@ -335,8 +351,8 @@ class Tally:
     def merge(self, other: dict[str, dict]) -> None:
         for test_id, entry in other.items():
             mine = self._entry(test_id)
-            mine["comparisons"] += entry["comparisons"]
-            mine["mismatches"] += entry["mismatches"]
+            for name in self.COUNTS:
+                mine[name] += entry.get(name, 0)
             self.add_calls(test_id, entry["calls"])
 
     def totals(self) -> dict:
@@ -344,12 +360,11 @@ class Tally:
         for entry in self.tests.values():
             for name, value in entry["calls"].items():
                 calls[name] = calls.get(name, 0) + value
-        return {
-            "tests": len(self.tests),
-            "comparisons": sum(e["comparisons"] for e in self.tests.values()),
-            "mismatches": sum(e["mismatches"] for e in self.tests.values()),
-            "calls": dict(sorted(calls.items())),
-        }
+        totals: dict = {"tests": len(self.tests)}
+        for name in self.COUNTS:
+            totals[name] = sum(e.get(name, 0) for e in self.tests.values())
+        totals["calls"] = dict(sorted(calls.items()))
+        return totals
 
     def summary_lines(self, detail_limit: int = 12) -> list[str]:
         """One line per test; a function with more than ``detail_limit`` items gets one line."""
@@ -371,8 +386,17 @@ class Tally:
                 continue
             calls = ", ".join("%s=%d" % kv for kv in sorted(entry["calls"].items())) or "-"
             lines.append(
-                "%-*s %6d compared %3d mismatched  accelerated calls: %s"
-                % (width, test_id, entry["comparisons"], entry["mismatches"], calls)
+                "%-*s %6d compared %3d mismatched  raised: agent %d, native %d  "
+                "accelerated calls: %s"
+                % (
+                    width,
+                    test_id,
+                    entry["comparisons"],
+                    entry["mismatches"],
+                    entry.get("agent_raised", 0),
+                    entry.get("native_raised", 0),
+                    calls,
+                )
             )
         folders = sorted({_folder(t) for t in self.tests})
         for folder in folders:
@@ -383,11 +407,16 @@ class Tally:
 
     def total_line(self, title: str) -> str:
         totals = self.totals()
-        return "%s: %d comparisons in %d tests, %d mismatches; accelerated calls: %s" % (
+        return (
+            "%s: %d comparisons in %d tests, %d mismatches; exceptions raised: agent %d, "
+            "native %d; accelerated calls: %s"
+        ) % (
             title,
             totals["comparisons"],
             totals["tests"],
             totals["mismatches"],
+            totals["agent_raised"],
+            totals["native_raised"],
             ", ".join("%s=%d" % kv for kv in totals["calls"].items()) or "none",
         )
 
@@ -436,7 +465,11 @@ def both(scenario, module, *args, **kwargs) -> Comparison:
         scenario(native, module, *args, **kwargs)
     leaked = count_delta(after_agent, call_counts())
     difference = first_difference(agent.steps, native.steps)
-    TALLY.compared(mismatch=difference is not None or bool(leaked))
+    TALLY.compared(
+        mismatch=difference is not None or bool(leaked),
+        agent_raised=agent.raised(),
+        native_raised=native.raised(),
+    )
     if leaked:
         raise AssertionError("the native run made accelerated calls: %s" % leaked)
     if difference is not None:

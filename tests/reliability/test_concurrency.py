@@ -155,6 +155,69 @@ def test_shared_object_first_calls_race(agent_on, eager_switching, family, pkg, 
     )
 
 
+# ------------------------------------------------------------------ shared objects, big calls
+
+# Calls of KiB to MiB: OpenSSL releases the GIL while it works, so two threads
+# really are inside one context at once (with 16-byte calls they hardly ever are).
+BIG_CALL_SIZES = (4 * 1024, 64 * 1024, 1024 * 1024)
+BIG_CALLERS, BIG_CALLS = 8, 4
+
+
+def _big_call_objects(pkg: str) -> dict:
+    import importlib
+
+    AES = importlib.import_module(pkg + ".Cipher.AES")
+    ChaCha20 = importlib.import_module(pkg + ".Cipher.ChaCha20")
+    ChaCha20_Poly1305 = importlib.import_module(pkg + ".Cipher.ChaCha20_Poly1305")
+    key, iv = bytes(range(16)), bytes(range(16, 32))
+    return {
+        "ecb": lambda: AES.new(key, AES.MODE_ECB),
+        "cbc": lambda: AES.new(key, AES.MODE_CBC, iv=iv),
+        "ctr": lambda: AES.new(key, AES.MODE_CTR, nonce=iv[:8]),
+        "cfb128": lambda: AES.new(key, AES.MODE_CFB, iv=iv, segment_size=128),
+        "ofb": lambda: AES.new(key, AES.MODE_OFB, iv=iv),
+        "gcm": lambda: AES.new(key, AES.MODE_GCM, nonce=iv[:12]),
+        "chacha20": lambda: ChaCha20.new(key=key * 2, nonce=iv[:8]),
+        "chacha20-poly1305": lambda: ChaCha20_Poly1305.new(key=key * 2, nonce=iv[:12]),
+    }
+
+
+BIG = [
+    (pkg, name, size)
+    for pkg in PKGS
+    for name in _big_call_objects(pkg)
+    for size in BIG_CALL_SIZES
+]
+
+
+@pytest.mark.parametrize(("pkg", "name", "size"), BIG, ids=lambda v: str(v))
+def test_shared_object_with_kib_to_mib_calls(agent_on, pkg, name, size):
+    """Eight threads share one object, four calls each of 4 KiB to 1 MiB of zeros.
+
+    Nothing may be raised (pyca's ``RuntimeError: Already borrowed`` was), and,
+    each call being atomic, the multiset of outputs (and a GCM or
+    ChaCha20-Poly1305 tag) is the single-threaded native one. Native
+    pycryptodome 3.x is not compared threaded: it crashes there.
+    """
+    make = _big_call_objects(pkg)[name]
+    data = bytes(size)
+    with natively():
+        reference = make()
+        expected = Counter(reference.encrypt(data) for _ in range(BIG_CALLERS * BIG_CALLS))
+        expected_tag = reference.digest() if hasattr(reference, "digest") else None
+    obj = make()
+    outputs: list = []
+
+    def work(index: int) -> None:
+        for _ in range(BIG_CALLS):
+            outputs.append(obj.encrypt(data))
+
+    assert run_threads(BIG_CALLERS, work) == []
+    assert Counter(outputs) == expected
+    if expected_tag is not None:
+        assert obj.digest() == expected_tag
+
+
 # ------------------------------------------------------------------ fork
 
 

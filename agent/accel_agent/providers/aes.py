@@ -71,13 +71,14 @@ class ModeProvider:
 
     name = "openssl"
 
-    def __init__(self, primitive: str, mode_name: str) -> None:
+    def __init__(self, primitive: str, mode_name: str, shares_key_with: tuple = ()) -> None:
         cipher, algorithms, modes = _cryptography_ciphers()
         self.primitive = primitive
         self._encryption_context, self._decryption_context = _context_makers(cipher)
         # algorithms.AES(key) validates in Python (~370 ns a message): the
         # last key object's is reused (base.LastKeyReuse).
-        self._aes = LastKeyReuse(algorithms.AES).for_key
+        self.keys = LastKeyReuse(algorithms.AES, shares_key_with=shares_key_with)
+        self._aes = self.keys.for_key
         self._mode = _mode_class(modes, mode_name)
         self._ecb = mode_name == "ECB"
 
@@ -98,7 +99,10 @@ class CfbProvider:
     SEGMENT_SIZES = (8, 128)
 
     def __init__(self) -> None:
-        self._by_segment = {8: ModeProvider("aes-cfb", "CFB8"), 128: ModeProvider("aes-cfb", "CFB")}
+        cfb8 = ModeProvider("aes-cfb", "CFB8")
+        # One key for both segment sizes' caches (base.LastKeyReuse).
+        cfb128 = ModeProvider("aes-cfb", "CFB", shares_key_with=(cfb8.keys,))
+        self._by_segment = {8: cfb8, 128: cfb128}
 
     def encryptor(self, key: bytes, iv: bytes, segment_size: int):
         return self._by_segment[segment_size].encryptor(key, iv)
@@ -115,16 +119,20 @@ class GcmProvider:
 
     def __init__(self) -> None:
         cipher, algorithms, modes = _cryptography_ciphers()
-        from cryptography.exceptions import InvalidTag
+        from cryptography.exceptions import AlreadyFinalized, InvalidTag
         from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
         self._encryption_context, self._decryption_context = _context_makers(cipher)
-        self._aes = LastKeyReuse(algorithms.AES).for_key  # as ModeProvider's
+        streaming_keys = LastKeyReuse(algorithms.AES)  # as ModeProvider's
+        self._aes = streaming_keys.for_key
         self._gcm = modes.GCM
         # one_shot(key).encrypt(nonce, data, aad) -> ct || 16-byte tag; the
         # AESGCM object of the last key object is reused (base.LastKeyReuse).
-        self.one_shot = LastKeyReuse(AESGCM).for_key
+        # One key for both caches: a new key in either drops the other's.
+        self.one_shot = LastKeyReuse(AESGCM, shares_key_with=(streaming_keys,)).for_key
         self.InvalidTag = InvalidTag
+        # What a context raises when another thread finalized it meanwhile.
+        self.AlreadyFinalized = AlreadyFinalized
 
     def encryptor(self, key: bytes, nonce: bytes):
         return self._encryption_context(self._aes(key), self._gcm(nonce))

@@ -44,11 +44,16 @@ class LastKeyReuse:
       turns it off (docs/security.md).
     """
 
-    __slots__ = ("_make", "_last", "__weakref__")
+    __slots__ = ("_make", "_last", "_peers", "__weakref__")
 
-    def __init__(self, make: Callable[[bytes], Any]) -> None:
+    def __init__(self, make: Callable[[bytes], Any], *, shares_key_with: tuple = ()) -> None:
+        """``shares_key_with``: the other caches of the same provider (see :meth:`for_key`)."""
         self._make = make
         self._last: tuple[Any, Any] = (None, None)
+        self._peers: tuple[LastKeyReuse, ...] = ()
+        for peer in shares_key_with:
+            self._peers += (peer,)
+            peer._peers += (self,)
         key_reuse_enabled()  # settle the setting now: for_key reads _state directly
         _ALL.add(self)
 
@@ -59,6 +64,12 @@ class LastKeyReuse:
         made = self._make(key)
         if _state["enabled"]:
             self._last = (key, made)
+            # A provider with several caches (GCM: its AES for streams and its
+            # AESGCM for whole messages) keeps one key in all: a new key here
+            # drops another key there.
+            for peer in self._peers:
+                if peer._last[0] is not key:
+                    peer.forget()
         return made
 
     def forget(self) -> None:

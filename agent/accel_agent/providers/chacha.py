@@ -18,6 +18,7 @@ Poly1305) for streamed ones. A provider knows nothing of pycryptodome.
 
 from __future__ import annotations
 
+import _thread
 import struct
 
 from accel_agent.providers.base import LastKeyReuse, ProviderUnavailable
@@ -138,7 +139,7 @@ class AeadStream:
     its ``output`` buffer after the MAC has seen the data).
     """
 
-    __slots__ = ("_context", "_mac", "aad_len", "ct_len", "_in_aad", "_tag")
+    __slots__ = ("_context", "_mac", "aad_len", "ct_len", "_in_aad", "_tag", "_lock")
 
     def __init__(self, provider: ChaCha20Poly1305Provider, key: bytes, nonce12: bytes) -> None:
         context = provider.context(key, b"\x00\x00\x00\x00" + nonce12)
@@ -148,10 +149,15 @@ class AeadStream:
         self.ct_len = 0
         self._in_aad = True
         self._tag: bytes | None = None
+        # Each step feeds two OpenSSL objects (cipher, then MAC): threads
+        # sharing a stream take turns, so the MAC sees the ciphertext in the
+        # order it was produced.
+        self._lock = _thread.allocate_lock()
 
     def authenticate(self, data: bytes) -> None:
-        self._mac.update(data)
-        self.aad_len += len(data)
+        with self._lock:
+            self._mac.update(data)
+            self.aad_len += len(data)
 
     def _end_aad(self) -> None:
         self._in_aad = False
@@ -159,34 +165,52 @@ class AeadStream:
             self._mac.update(bytes(16 - self.aad_len % 16))
 
     def encrypt(self, data: bytes) -> bytes:
-        if self._in_aad:
-            self._end_aad()
-        ciphertext = self._context.update(data)
-        self._mac.update(ciphertext)
-        self.ct_len += len(data)
-        return ciphertext
+        with self._lock:
+            self._refuse_when_finished()
+            if self._in_aad:
+                self._end_aad()
+            ciphertext = self._context.update(data)
+            self._mac.update(ciphertext)
+            self.ct_len += len(data)
+            return ciphertext
 
     def decrypt(self, data: bytes) -> bytes:
-        self.absorb(data)
-        return self._context.update(data)
+        with self._lock:
+            self._refuse_when_finished()
+            self._absorb(data)
+            return self._context.update(data)
 
     def absorb(self, ciphertext: bytes) -> None:
+        with self._lock:
+            self._refuse_when_finished()
+            self._absorb(ciphertext)
+
+    def _absorb(self, ciphertext: bytes) -> None:
         if self._in_aad:
             self._end_aad()
         self._mac.update(ciphertext)
         self.ct_len += len(ciphertext)
 
+    def _refuse_when_finished(self) -> None:
+        if self._tag is not None:
+            raise StreamFinished("the tag of this stream was computed already")
+
     def tag(self) -> bytes:
         """The 16-byte tag (computed once; later calls return it again)."""
-        if self._tag is None:
-            if self._in_aad:
-                self._end_aad()
-            mac = self._mac
-            if self.ct_len % 16:
-                mac.update(bytes(16 - self.ct_len % 16))
-            mac.update(struct.pack("<QQ", self.aad_len, self.ct_len))
-            self._tag = mac.finalize()
-        return self._tag
+        with self._lock:
+            if self._tag is None:
+                if self._in_aad:
+                    self._end_aad()
+                mac = self._mac
+                if self.ct_len % 16:
+                    mac.update(bytes(16 - self.ct_len % 16))
+                mac.update(struct.pack("<QQ", self.aad_len, self.ct_len))
+                self._tag = mac.finalize()
+            return self._tag
+
+
+class StreamFinished(Exception):
+    """Data given to an :class:`AeadStream` after its tag (only threads sharing one get here)."""
 
 
 def chacha20_provider() -> ChaCha20Provider:

@@ -24,6 +24,7 @@ from __future__ import annotations
 import os
 
 from accel_agent.targets.pycryptodome import _aes_modes, _buffers
+from accel_agent.targets.pycryptodome._native_face import NativeFace
 from accel_agent.targets.pycryptodome._order_rules import (
     AFTER_VERIFY,
     INITIAL,
@@ -56,7 +57,7 @@ def nonce_argument(args: tuple, kwargs: dict, default_size: int) -> bytes | None
     return bytes(nonce)
 
 
-class AeadBase:
+class AeadBase(NativeFace):
     """The native-twin handover and the methods pycryptodome's AEAD modes share.
 
     A subclass sets ``_backing``, ``_key``, ``nonce``, ``_aad``, ``_twin`` and

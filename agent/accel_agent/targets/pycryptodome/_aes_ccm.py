@@ -30,6 +30,7 @@ from hmac import compare_digest
 
 from accel_agent.targets.pycryptodome import _buffers, _order_rules
 from accel_agent.targets.pycryptodome._aead_base import AeadBase, nonce_argument
+from accel_agent.targets.pycryptodome._native_face import named_as
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -53,6 +54,7 @@ def max_message(nonce: bytes) -> int:
     return 1 << (8 * (15 - len(nonce)))
 
 
+@named_as("CcmMode")
 class CcmCipher(AeadBase):
     """pycryptodome's ``CcmMode``, served by OpenSSL for whole messages."""
 
@@ -148,6 +150,7 @@ class CcmCipher(AeadBase):
         if (
             not _buffers.servable(plaintext, output)
             or not self._whole(plaintext)  # part of a declared msg_len: native streams it
+            or not _buffers.fits_one_call(plaintext, self._aad, self._mac_len)
             or not self._claim(AFTER_DIGEST if self._msg_len is None else AFTER_ENCRYPT)
         ):
             return self._become_native().encrypt(plaintext, output=output)
@@ -196,6 +199,7 @@ class CcmCipher(AeadBase):
         if (
             not _buffers.servable(ciphertext, output)
             or not self._whole(ciphertext)
+            or not _buffers.fits_one_call(ciphertext, self._aad, self._mac_len)
             or not self._claim(AFTER_VERIFY if self._msg_len is None else AFTER_DECRYPT)
         ):
             return self._become_native().decrypt(ciphertext, output=output)
@@ -229,6 +233,7 @@ class CcmCipher(AeadBase):
             and type(received_mac_tag) is bytes
             and len(received_mac_tag) == mac_len
             and self._whole(ciphertext)
+            and _buffers.fits_one_call(ciphertext, self._aad, mac_len)
             and self._claim(AFTER_VERIFY)
         ):
             self._backing.slot.calls += 1

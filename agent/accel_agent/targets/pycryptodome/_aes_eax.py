@@ -21,6 +21,7 @@ from hmac import compare_digest
 from accel_agent import patching
 from accel_agent.targets.pycryptodome import _aes_modes, _buffers, _order_rules
 from accel_agent.targets.pycryptodome._aead_base import AeadBase, nonce_argument
+from accel_agent.targets.pycryptodome._native_face import named_as
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -35,6 +36,7 @@ UPDATE, ENCRYPT, DECRYPT, DIGEST, VERIFY = _order_rules.METHODS
 INITIAL, AFTER_ENCRYPT, AFTER_DECRYPT, AFTER_DIGEST, AFTER_VERIFY = _order_rules.STATES
 
 
+@named_as("EaxMode")
 class EaxCipher(AeadBase):
     """pycryptodome's ``EaxMode``, served by OpenSSL's CMAC and CTR."""
 

@@ -25,9 +25,11 @@ from __future__ import annotations
 from hmac import compare_digest
 
 from accel_agent import speedups
+from accel_agent.providers.contexts import is_busy, when_free
 from accel_agent.speedups import STREAM_UPDATE_FROM, open_joined, seal_split, stream_update
 from accel_agent.targets.pycryptodome import _aes_modes, _buffers, _order_rules
 from accel_agent.targets.pycryptodome._aead_base import AeadBase
+from accel_agent.targets.pycryptodome._native_face import named_as
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -48,12 +50,14 @@ PLAINTEXT_KEPT_LIMIT = 4 * 1024 * 1024  # decrypted bytes kept for a second veri
 # or past them a native object with the same counts decides whether to raise.
 SMALLEST_MESSAGE_LIMIT = 2**36 - 32
 SMALLEST_AAD_LIMIT = 2**61 - 1
+ONE_CALL_MAX = _buffers.ONE_CALL_MAX
 
 # pycryptodome's order rules, shared by the AEAD targets (_order_rules).
 UPDATE, ENCRYPT, DECRYPT, DIGEST, VERIFY = _order_rules.METHODS
 INITIAL, AFTER_ENCRYPT, AFTER_DECRYPT, AFTER_DIGEST, AFTER_VERIFY = _order_rules.STATES
 
 
+@named_as("GcmMode")
 class GcmCipher(AeadBase):
     """pycryptodome's ``GcmMode``, served by OpenSSL.
 
@@ -154,8 +158,16 @@ class GcmCipher(AeadBase):
         # so it leaves _next as it is.
         if not self._aad:
             self._aad = []
-        self._aad.append(bytes(assoc_data))
         self._auth_len += len(assoc_data)
+        if len(assoc_data) <= ONE_CALL_MAX:
+            self._aad.append(bytes(assoc_data))
+        else:
+            # OpenSSL's contexts take at most ONE_CALL_MAX bytes of AAD a call.
+            self._aad.extend(_buffers.call_sized(bytes(assoc_data)))
+        if self._auth_len > ONE_CALL_MAX and self._one_shot:
+            # More AAD than AESGCM takes in one call: no whole-message call for
+            # this object (0: see _one_shot); a streaming context serves it.
+            self._one_shot[0] = 0
         return self
 
     def _open(self, direction: str) -> Any:
@@ -190,9 +202,15 @@ class GcmCipher(AeadBase):
             if self._next is INITIAL:
                 self._next = AFTER_ENCRYPT
                 return self._become_native().encrypt(plaintext, output=output)
-            # Mid-message, only an error can be left to native; if native
-            # accepts the buffer, serve the bytes its C code would read.
-            self._native_verdict(ENCRYPT, plaintext, output=output)
+            distance = _buffers.overlap_distance(plaintext, output)
+            if distance >= BLOCK_SIZE and not self._too_long(len(plaintext)):
+                return self._encrypt_overlapping(plaintext, output, distance)
+            if distance >= 0 or self._too_long(len(plaintext)):
+                # Mid-message, only an error can be left to native; if native
+                # accepts the buffer, serve the bytes its C code would read.
+                self._native_verdict(ENCRYPT, plaintext, output=output)
+            # An output starting before the input: native reads each byte
+            # before it writes there, as computing the whole result does.
             plaintext = _buffers.raw_bytes(plaintext)
         elif self._too_long(len(plaintext)):
             self._native_verdict(ENCRYPT, plaintext, output=output)  # pycryptodome 4.x raises here
@@ -200,9 +218,32 @@ class GcmCipher(AeadBase):
         context = self._context or self._open(ENCRYPT)
         self._msg_count += len(plaintext)
         self._backing.slot.calls += 1
-        if len(plaintext) >= STREAM_UPDATE_FROM:
-            return _buffers.deliver(stream_update(context, plaintext), output)
-        return _buffers.deliver(context.update(plaintext), output)
+        try:
+            if len(plaintext) >= STREAM_UPDATE_FROM:
+                return _buffers.deliver(stream_update(context, plaintext), output)
+            return _buffers.deliver(context.update(plaintext), output)
+        except Exception as exc:  # noqa: BLE001 - only threads sharing the object get here
+            return _buffers.deliver(self._contended(ENCRYPT, context, plaintext, exc), output)
+
+    def _encrypt_overlapping(self, plaintext: Any, output: Any, ahead: int) -> None:
+        """Mid-message, ``output`` overlaps ``plaintext`` ``ahead`` bytes further on.
+
+        Native's CTR loop goes forward, reading input it wrote ``ahead`` bytes
+        earlier, then GHASHes what ended in ``output``: pieces of ``ahead``
+        bytes, each read after the previous one was written, are the same
+        computation when ``ahead`` is a block or more (checked against
+        pycryptodome for 16 to 64 bytes; closer than a block its loop's
+        granularity shows, and that case is a known gap). At the start of a
+        message a twin serves every overlap.
+        """
+        self._next = AFTER_ENCRYPT
+        context = self._context or self._open(ENCRYPT)
+        self._msg_count += len(plaintext)
+        self._backing.slot.calls += 1
+        for start in range(0, len(plaintext), ahead):
+            piece = bytes(plaintext[start : start + ahead])
+            output[start : start + len(piece)] = when_free(context.update, piece)
+        return None
 
     def digest(self) -> bytes:
         if self._twin is not None:
@@ -212,10 +253,28 @@ class GcmCipher(AeadBase):
         self._next = AFTER_DIGEST
         if self._tag is None:
             context = self._context or self._open(ENCRYPT)
-            context.finalize()
+            try:
+                context.finalize()
+            except Exception as exc:  # noqa: BLE001 - only threads sharing the object get here
+                self._finalized_meanwhile(context, exc)
             self._tag = context.tag[: self._mac_len]
             self._backing.slot.calls += 1
         return self._tag
+
+    def _finalized_meanwhile(self, context: Any, exc: Exception) -> None:
+        """``context.finalize()`` raised ``exc`` because another thread uses this object.
+
+        Busy (its encrypt() or digest() is inside): wait and finalize. Already
+        finalized (its digest() got there first): the tag is there to read.
+        """
+        if is_busy(exc):
+            try:
+                when_free(context.finalize)
+            except self._provider.AlreadyFinalized:
+                pass
+        elif not isinstance(exc, self._provider.AlreadyFinalized):
+            raise exc
+        when_free(getattr, context, "tag")  # readable once the other thread is out
 
     def encrypt_and_digest(self, plaintext: Any, output: Any = None) -> tuple[Any, bytes]:
         if (
@@ -281,10 +340,13 @@ class GcmCipher(AeadBase):
         self._next = AFTER_DECRYPT
         context = self._context or self._open(DECRYPT)
         self._msg_count += len(ciphertext)
-        if len(ciphertext) >= STREAM_UPDATE_FROM:
-            plaintext = stream_update(context, ciphertext)
-        else:
-            plaintext = context.update(ciphertext)
+        try:
+            if len(ciphertext) >= STREAM_UPDATE_FROM:
+                plaintext = stream_update(context, ciphertext)
+            else:
+                plaintext = context.update(ciphertext)
+        except Exception as exc:  # noqa: BLE001 - only threads sharing the object get here
+            plaintext = self._contended(DECRYPT, context, ciphertext, exc)
         self._keep(plaintext)
         self._backing.slot.calls += 1
         return _buffers.deliver(plaintext, output)
@@ -366,6 +428,20 @@ class GcmCipher(AeadBase):
 
     # -- helpers -----------------------------------------------------------
 
+    def _contended(self, method: str, context: Any, data: Any, exc: Exception) -> bytes:
+        """The result of ``context.update(data)`` that raised ``exc`` because threads share us.
+
+        Another thread inside the context: wait for it. Another thread's
+        digest() or verify() finished it between our order check and the
+        update: native, checking after that call, raises its TypeError.
+        """
+        if is_busy(exc):
+            return when_free(stream_update, context, data)
+        if isinstance(exc, self._provider.AlreadyFinalized):
+            self._native_verdict(method, data)
+            raise TypeError("%s() cannot be called after the message is finished" % method)
+        raise exc
+
     def _too_long(self, length: int) -> bool:
         return self._msg_count + length > SMALLEST_MESSAGE_LIMIT
 
@@ -375,26 +451,29 @@ class GcmCipher(AeadBase):
             return compare_digest(self._tag, received)
         if len(received) != self._mac_len:
             return False  # native compares mac_len bytes with it: never equal
-        if not self._tag_checked:
-            context = self._context or self._open(DECRYPT)
-            self._tag_checked = True
-            self._backing.slot.calls += 1
-            try:
-                context.finalize_with_tag(received)
-            except self._provider.InvalidTag:
-                return False
-            self._tag = received
-            self._release_kept()
-            return True
-        self._tag = self._rebuild_tag()
-        return compare_digest(self._tag, received)
+        with _aes_modes.FIRST_USE_LOCK:  # threads sharing the object check one at a time
+            if self._tag is not None:
+                return compare_digest(self._tag, received)
+            if not self._tag_checked:
+                context = self._context or self._open(DECRYPT)
+                self._tag_checked = True
+                self._backing.slot.calls += 1
+                try:
+                    when_free(context.finalize_with_tag, received)
+                except self._provider.InvalidTag:
+                    return False
+                self._tag = received
+                self._release_kept()
+                return True
+            self._tag = self._rebuild_tag()
+            return compare_digest(self._tag, received)
 
     def _keep(self, plaintext: bytes) -> None:
         """Keep decrypted data (by reference) until the tag is known; bounded."""
         if self._tag is not None:
             return
         if self._shadow is not None:
-            self._shadow.update(plaintext)
+            when_free(self._shadow.update, plaintext)  # threads sharing the object take turns
             return
         if not self._kept:
             self._kept = []

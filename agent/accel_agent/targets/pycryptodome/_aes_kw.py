@@ -14,6 +14,8 @@ ValueError native raises, with native's message.
 
 from __future__ import annotations
 
+from accel_agent.targets.pycryptodome._native_face import NativeFace, named_as
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
@@ -24,7 +26,7 @@ _PLAIN = (bytes, bytearray)
 _MAX_LENGTH = 2**32  # native raises MessageTooLongError from here
 
 
-class _KeyWrap:
+class _KeyWrap(NativeFace):
     """``seal`` / ``unseal`` and the once-only flag both modes share."""
 
     block_size = BLOCK_SIZE
@@ -36,6 +38,9 @@ class _KeyWrap:
         self._backing = backing
         self._provider = provider
         self._key = key
+
+    def _new_native(self) -> Any:
+        return self._backing.native_new(self._key, self._mode)
 
     def _native(self, method: str, data: Any) -> Any:
         twin = self._backing.native_new(self._key, self._mode)
@@ -74,6 +79,7 @@ class _KeyWrap:
         self._done = True
 
 
+@named_as("KWMode")
 class KwCipher(_KeyWrap):
     """pycryptodome's ``KWMode`` (RFC 3394), served by OpenSSL."""
 
@@ -84,6 +90,7 @@ class KwCipher(_KeyWrap):
         return length % 8 == 0 and length >= 24
 
 
+@named_as("KWPMode")
 class KwpCipher(_KeyWrap):
     """pycryptodome's ``KWPMode`` (RFC 5649), served by OpenSSL."""
 

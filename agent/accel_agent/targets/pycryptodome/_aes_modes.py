@@ -17,8 +17,10 @@ import _thread
 import os
 import sys
 
+from accel_agent.providers.contexts import is_busy, when_free
 from accel_agent.speedups import STREAM_UPDATE_FROM, stream_update
 from accel_agent.targets.pycryptodome import _buffers
+from accel_agent.targets.pycryptodome._native_face import NativeFace, named_as
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -62,7 +64,7 @@ class _Tail:
         return bytes(self._data[-count:]) if count else b""
 
 
-class _AesMode:
+class _AesMode(NativeFace):
     """What the five classic modes share: key, provider, twin, and call counting.
 
     No ``__slots__``: class attributes give a fresh object its state, so
@@ -88,12 +90,20 @@ class _AesMode:
     def _build_twin(self) -> Any:
         raise NotImplementedError
 
+    def _new_native(self) -> Any:
+        """A fresh native object of this mode and key (what ``_fresh_twin`` makes)."""
+        return self._fresh_twin()
+
+    def _fresh_twin(self) -> Any:
+        raise NotImplementedError
+
     @property
     def _state(self) -> Any:
         """pycryptodome's C state: code reaching for it gets a native twin's, which takes over."""
         return self._switch_to_twin()._state
 
 
+@named_as("EcbMode")
 class EcbCipher(_AesMode):
     """pycryptodome's ``EcbMode``: whole blocks, no state, no order rules.
 
@@ -109,6 +119,8 @@ class EcbCipher(_AesMode):
     def _build_twin(self) -> Any:
         return self._backing.native_new(self._key, MODE_ECB)
 
+    _fresh_twin = _build_twin
+
     def encrypt(self, plaintext: Any, output: Any = None) -> bytes | None:
         if (
             not _buffers.servable(plaintext, output, BLOCK_SIZE)
@@ -118,7 +130,15 @@ class EcbCipher(_AesMode):
         if self._encryptor is None:
             self._encryptor = self._provider.encryptor(self._key)
         self._backing.slot.calls += 1
-        return _buffers.deliver(self._encryptor.update(plaintext), output)
+        try:
+            result = self._encryptor.update(plaintext)
+        except RuntimeError as exc:
+            if not is_busy(exc):
+                raise
+            # Another thread is inside the shared context; ECB keeps no state
+            # between blocks, so a context of this call's own does the same work.
+            result = self._provider.encryptor(self._key).update(plaintext)
+        return _buffers.deliver(result, output)
 
     def decrypt(self, ciphertext: Any, output: Any = None) -> bytes | None:
         if (
@@ -129,7 +149,13 @@ class EcbCipher(_AesMode):
         if self._decryptor is None:
             self._decryptor = self._provider.decryptor(self._key)
         self._backing.slot.calls += 1
-        return _buffers.deliver(self._decryptor.update(ciphertext), output)
+        try:
+            result = self._decryptor.update(ciphertext)
+        except RuntimeError as exc:
+            if not is_busy(exc):
+                raise
+            result = self._provider.decryptor(self._key).update(ciphertext)  # as in encrypt
+        return _buffers.deliver(result, output)
 
 
 class _StreamingMode(_AesMode):
@@ -165,10 +191,15 @@ class _StreamingMode(_AesMode):
                     if context is None:
                         context = self._first_use(direction, length)
                     if context is not None:
-                        if length < STREAM_UPDATE_FROM:
-                            result = context.update(data)
-                        else:
-                            result = stream_update(context, data)  # no copy of the result
+                        try:
+                            if length < STREAM_UPDATE_FROM:
+                                result = context.update(data)
+                            else:
+                                result = stream_update(context, data)  # no copy of the result
+                        except RuntimeError:
+                            # Another thread is inside the context: wait for it
+                            # (providers.contexts), as if the calls came in turn.
+                            result = when_free(stream_update, context, data)
                         if self._keeps_tails:
                             self._record(data, result, direction)
                         self._position += length
@@ -220,6 +251,7 @@ class _StreamingMode(_AesMode):
         method(b"")
 
 
+@named_as("CbcMode")
 class CbcCipher(_StreamingMode):
     """pycryptodome's ``CbcMode``; the chaining state is the last ciphertext block."""
 
@@ -244,8 +276,15 @@ class CbcCipher(_StreamingMode):
         )
 
 
+@named_as("CfbMode")
 class CfbCipher(_StreamingMode):
-    """pycryptodome's ``CfbMode`` for 8- and 128-bit segments (any input length)."""
+    """pycryptodome's ``CfbMode`` for 8- and 128-bit segments (any input length).
+
+    Only ciphertext is kept (the last 32 bytes' worth, for a twin's shift
+    register): a twin that must continue a partial CFB-128 segment while
+    encrypting is given the plaintext that yields those ciphertext bytes,
+    computed from the key stream then, never kept.
+    """
 
     _cfb8_native_from = sys.maxsize  # set per process from calibration
 
@@ -257,7 +296,6 @@ class CfbCipher(_StreamingMode):
         self._segment_size = segment_size
         if segment_size == 8:
             self._native_from = self._cfb8_native_from
-        self._plaintext_tail = _Tail()
         self._ciphertext_tail = _Tail(iv)
 
     def _open(self, direction: str) -> Any:
@@ -266,60 +304,70 @@ class CfbCipher(_StreamingMode):
         return self._provider.decryptor(self._key, self.iv, self._segment_size)
 
     def _record(self, data: Any, result: bytes, direction: str) -> None:
-        plaintext, ciphertext = (data, result) if direction == ENCRYPT else (result, data)
-        self._plaintext_tail.push(plaintext)
-        self._ciphertext_tail.push(ciphertext)
+        self._ciphertext_tail.push(result if direction == ENCRYPT else data)
 
-    def _fresh_twin(self) -> Any:
+    def _partial(self) -> int:
+        return self._position % BLOCK_SIZE if self._segment_size == 128 else 0
+
+    def _register(self) -> bytes:
         # The shift register holds the last 16 ciphertext bytes before the
         # current (partial) segment; CFB-8 segments are never partial.
-        partial = self._position % BLOCK_SIZE if self._segment_size == 128 else 0
-        register = self._ciphertext_tail.last(BLOCK_SIZE + partial)[:BLOCK_SIZE]
+        return self._ciphertext_tail.last(BLOCK_SIZE + self._partial())[:BLOCK_SIZE]
+
+    def _fresh_twin(self) -> Any:
         return self._backing.native_new(
-            self._key, MODE_CFB, iv=register, segment_size=self._segment_size
+            self._key, MODE_CFB, iv=self._register(), segment_size=self._segment_size
         )
 
     def _catch_up(self, twin: Any, method: Callable) -> None:
-        partial = self._position % BLOCK_SIZE if self._segment_size == 128 else 0
-        tail = self._plaintext_tail if method.__name__ == ENCRYPT else self._ciphertext_tail
-        method(tail.last(partial))
+        partial = self._partial()
+        ciphertext = self._ciphertext_tail.last(partial)
+        if method.__name__ == ENCRYPT and partial:
+            # The plaintext of the partial segment: its ciphertext XOR the key
+            # stream block E(register).
+            stream = self._backing.native_new(self._key, MODE_ECB).encrypt(self._register())
+            method(bytes(c ^ k for c, k in zip(ciphertext, stream)))
+        else:
+            method(ciphertext)
 
 
+@named_as("OfbMode")
 class OfbCipher(_StreamingMode):
-    """pycryptodome's ``OfbMode``; the state is the keystream block and the offset in it."""
+    """pycryptodome's ``OfbMode``; the state is the keystream block and the offset in it.
+
+    Nothing of the data is kept: OFB's key stream depends on key and IV only,
+    so a twin is brought to the same point by running it over as many zero
+    bytes.
+    """
+
+    _keeps_tails = False
 
     def __init__(self, backing: Any, provider: Any, key: bytes, iv: bytes) -> None:
         _AesMode.__init__(self, backing, provider, key)
         self.iv = self.IV = iv
-        self._input_tail = _Tail()
-        self._output_tail = _Tail()
 
     def _open(self, direction: str) -> Any:
         if direction == ENCRYPT:
             return self._provider.encryptor(self._key, self.iv)
         return self._provider.decryptor(self._key, self.iv)
 
-    def _record(self, data: Any, result: bytes, direction: str) -> None:
-        self._input_tail.push(data)
-        self._output_tail.push(result)
-
     def _fresh_twin(self) -> Any:
-        whole_blocks = self._position // BLOCK_SIZE
-        if whole_blocks == 0:
-            register = self.iv
-        else:
-            # The register after n blocks is keystream block n-1 = input XOR output.
-            partial = self._position % BLOCK_SIZE
-            span = BLOCK_SIZE + partial
-            block_in = self._input_tail.last(span)[:BLOCK_SIZE]
-            block_out = self._output_tail.last(span)[:BLOCK_SIZE]
-            register = bytes(a ^ b for a, b in zip(block_in, block_out))
-        return self._backing.native_new(self._key, MODE_OFB, iv=register)
+        return self._backing.native_new(self._key, MODE_OFB, iv=self.iv)
 
     def _catch_up(self, twin: Any, method: Callable) -> None:
-        method(bytes(self._position % BLOCK_SIZE))
+        _run_over_zeros(method, self._position)
 
 
+def _run_over_zeros(method: Callable, count: int) -> None:
+    """Move a native keystream object ``count`` bytes on (in steps of at most 1 MiB)."""
+    method(b"")
+    while count:
+        step = min(count, 1 << 20)
+        method(bytes(step))
+        count -= step
+
+
+@named_as("CtrMode")
 class CtrCipher(_StreamingMode):
     """pycryptodome's ``CtrMode`` with a big-endian counter and no suffix.
 
@@ -354,9 +402,4 @@ class CtrCipher(_StreamingMode):
         )
 
     def _catch_up(self, twin: Any, method: Callable) -> None:
-        remaining = self._position
-        method(b"")
-        while remaining:
-            step = min(remaining, 1 << 20)
-            method(bytes(step))
-            remaining -= step
+        _run_over_zeros(method, self._position)

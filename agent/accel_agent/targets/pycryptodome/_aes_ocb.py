@@ -11,6 +11,7 @@ not a truncated long one); the builder leaves the rest to native.
 from __future__ import annotations
 
 from accel_agent.targets.pycryptodome._aes_one_shot import TAG_SIZE, OneShotAead
+from accel_agent.targets.pycryptodome._native_face import named_as
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -19,6 +20,7 @@ if TYPE_CHECKING:
 MODE_OCB = 12
 
 
+@named_as("OcbMode")
 class OcbCipher(OneShotAead):
     """pycryptodome's ``OcbMode`` with a 16-byte tag, served by OpenSSL."""
 

@@ -26,6 +26,7 @@ from __future__ import annotations
 from hmac import compare_digest
 
 from accel_agent.targets.pycryptodome import _aes_modes, _buffers
+from accel_agent.targets.pycryptodome._native_face import NativeFace
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -39,7 +40,7 @@ AFTER_VERIFY = "after one-shot decryption"  # native allows verify() only
 WITH_TWIN = "with twin"  # a native twin serves every call
 
 
-class OneShotAead:
+class OneShotAead(NativeFace):
     """The shared state machine; subclasses say how to build a native twin and call OpenSSL.
 
     No ``__slots__``: class attributes are a fresh object's state.
@@ -195,6 +196,7 @@ class OneShotAead:
             and self._next is INITIAL
             and _buffers.servable(plaintext, output)
             and self._can_seal()
+            and _buffers.fits_one_call(plaintext, self._aad, TAG_SIZE)
             and self._claim(AFTER_DIGEST)
         ):
             ciphertext, tag = self._seal(plaintext)
@@ -215,6 +217,7 @@ class OneShotAead:
             and _buffers.is_plain(received_mac_tag)
             and len(received_mac_tag) == TAG_SIZE
             and self._can_seal()
+            and _buffers.fits_one_call(ciphertext, self._aad, TAG_SIZE)
             and self._claim(AFTER_VERIFY)
         ):
             received = bytes(received_mac_tag)

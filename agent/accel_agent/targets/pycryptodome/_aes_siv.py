@@ -9,6 +9,7 @@ messages go to ``AESSIV``; the rest to a native twin (:mod:`._aes_one_shot`).
 from __future__ import annotations
 
 from accel_agent.targets.pycryptodome._aes_one_shot import TAG_SIZE, OneShotAead
+from accel_agent.targets.pycryptodome._native_face import named_as
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -20,6 +21,7 @@ MODE_SIV = 10
 MAX_STRINGS = 127
 
 
+@named_as("SivMode")
 class SivCipher(OneShotAead):
     """pycryptodome's ``SivMode``, served by OpenSSL.
 
@@ -58,6 +60,7 @@ class SivCipher(OneShotAead):
         return self._provider.one_shot(self._key).decrypt(tag + ciphertext, self._components())
 
 
+@named_as("SivMode")
 class SivCipher3(SivCipher):
     """pycryptodome 3.x's ``SivMode``: its ``update`` returns None (4.x returns the object)."""
 

@@ -22,21 +22,57 @@ def is_plain(data: Any) -> bool:
     return kind is memoryview and data.ndim == 1 and data.c_contiguous and data.format == "B"
 
 
+# The most bytes pyca/cryptography takes in one argument of a one-shot AEAD call
+# (AESGCM, ChaCha20Poly1305, AESOCB3, AESSIV, AESCCM; past it: OverflowError)
+# and of GCM's authenticate_additional_data (past it: a Rust panic). Data
+# longer than this is split where the API streams, else served by native.
+ONE_CALL_MAX = 2**31 - 1
+
+
+def aad_fits(chunks: Any) -> bool:
+    """Whether associated data kept as ``chunks`` fits one one-shot AEAD call."""
+    total = 0
+    for chunk in chunks:
+        total += len(chunk)
+    return total <= ONE_CALL_MAX
+
+
+def fits_one_call(data: Any, chunks: Any, extra: int = 0) -> bool:
+    """Whether ``data`` (plus ``extra`` bytes: a tag joined to it) and ``chunks`` fit one call."""
+    return len(data) + extra <= ONE_CALL_MAX and aad_fits(chunks)
+
+
+def call_sized(data: bytes) -> list[Any]:
+    """``data`` as pieces that each fit one OpenSSL call (views on it, no copy)."""
+    if len(data) <= ONE_CALL_MAX:
+        return [data]
+    view = memoryview(data)
+    return [view[i : i + ONE_CALL_MAX] for i in range(0, len(data), ONE_CALL_MAX)]
+
+
 def is_key(key: Any, sizes: tuple[int, ...]) -> bool:
     return is_plain(key) and len(key) in sizes
 
 
 def servable(data: Any, output: Any, block_size: int = 1) -> bool:
     """True when the fast path can serve ``data`` (and ``output``) exactly as native does."""
+    if output is None:  # the common call: no second function frame
+        return is_plain(data) and not len(data) % block_size
+    if not _shapes_servable(data, output, block_size):
+        return False
+    # pycryptodome reads and writes block by block: an output that overlaps
+    # its input at another offset sees its own writes, which computing the
+    # whole result first would not. Only the same memory (in place) is served.
+    return output is None or output is data or type(data) is bytes or not overlaps_elsewhere(
+        data, output
+    )
+
+
+def _shapes_servable(data: Any, output: Any, block_size: int) -> bool:
     if not is_plain(data) or len(data) % block_size:
         return False
     if output is None:
         return True
-    if output is not data and type(data) is not bytes and _base(output) is _base(data):
-        # pycryptodome reads and writes block by block: an output that overlaps
-        # its input at another offset sees its own writes, which computing the
-        # whole result first would not. Only the same buffer (in place) is served.
-        return False
     kind = type(output)
     if kind is bytearray:
         return len(output) == len(data)
@@ -50,9 +86,90 @@ def servable(data: Any, output: Any, block_size: int = 1) -> bool:
     )
 
 
-def _base(buffer: Any) -> Any:
-    """The object that owns a buffer's memory."""
-    return buffer.obj if type(buffer) is memoryview else buffer
+def overlap_distance(data: Any, output: Any) -> int:
+    """How far from ``data``'s start an overlapping ``output`` starts; 0 when it does not.
+
+    Only for buffers the fast path could serve but for the overlap.
+    Positive: ``output`` starts further on, and a forward loop (pycryptodome's)
+    reads input it wrote itself that many bytes earlier. Negative: it starts
+    before, and a forward loop only writes where it has read already.
+    """
+    if output is None or type(data) is bytes or not _shapes_servable(data, output, 1):
+        return 0
+    try:
+        start, size = buffer_span(data)
+        out_start, _ = buffer_span(output)
+    except (TypeError, ValueError, BufferError):
+        return 0
+    distance = out_start - start
+    return distance if -size < distance < size else 0
+
+
+def overlaps_elsewhere(data: Any, output: Any) -> bool:
+    """True when ``output``'s memory overlaps ``data``'s but does not start where it starts.
+
+    Decided on the buffers' addresses and lengths, not on the objects: two
+    memoryviews (of ctypes arrays, numpy slices, ``mmap``) can share memory
+    while their ``obj`` differ. Only calls given an ``output`` that is not
+    their input pay for it. A buffer whose address cannot be read counts
+    as overlapping (native serves it).
+    """
+    try:
+        start, size = buffer_span(data)
+        out_start, out_size = buffer_span(output)
+    except (TypeError, ValueError, BufferError):
+        return True
+    if start == out_start:
+        return False  # in place: reading a block before writing it is what native does too
+    return start < out_start + out_size and out_start < start + size
+
+
+def buffer_span(buffer: Any) -> tuple[int, int]:
+    """(address, length in bytes) of a contiguous buffer's memory."""
+    api = _buffer_api()
+    view = api.Py_buffer()
+    if api.get(buffer, api.byref(view), 0) != 0:  # PyBUF_SIMPLE: contiguous bytes
+        raise BufferError("no simple buffer")
+    try:
+        return view.buf or 0, view.len
+    finally:
+        api.release(api.byref(view))
+
+
+_api: list = []
+
+
+def _buffer_api() -> Any:
+    """CPython's ``PyObject_GetBuffer`` through ctypes, loaded on first use."""
+    if _api:
+        return _api[0]
+    import ctypes
+    import types
+
+    class Py_buffer(ctypes.Structure):  # noqa: N801 - CPython's struct name
+        _fields_ = [
+            ("buf", ctypes.c_void_p),
+            ("obj", ctypes.c_void_p),
+            ("len", ctypes.c_ssize_t),
+            ("itemsize", ctypes.c_ssize_t),
+            ("readonly", ctypes.c_int),
+            ("ndim", ctypes.c_int),
+            ("format", ctypes.c_char_p),
+            ("shape", ctypes.c_void_p),
+            ("strides", ctypes.c_void_p),
+            ("suboffsets", ctypes.c_void_p),
+            ("internal", ctypes.c_void_p),
+        ]
+
+    get = ctypes.pythonapi.PyObject_GetBuffer
+    get.argtypes = (ctypes.py_object, ctypes.c_void_p, ctypes.c_int)
+    get.restype = ctypes.c_int
+    release = ctypes.pythonapi.PyBuffer_Release
+    release.argtypes = (ctypes.c_void_p,)
+    release.restype = None
+    api = types.SimpleNamespace(Py_buffer=Py_buffer, get=get, release=release, byref=ctypes.byref)
+    _api.append(api)
+    return api
 
 
 def deliver(result: bytes, output: Any) -> bytes | None:

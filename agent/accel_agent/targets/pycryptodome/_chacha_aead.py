@@ -25,6 +25,7 @@ from __future__ import annotations
 from hmac import compare_digest
 
 from accel_agent import speedups
+from accel_agent.providers.chacha import StreamFinished
 from accel_agent.speedups import open_joined, seal_split
 from accel_agent.targets.pycryptodome import _aes_modes, _buffers, _order_rules
 from accel_agent.targets.pycryptodome._aead_base import AeadBase
@@ -84,6 +85,16 @@ class ChaCha20Poly1305Cipher(AeadBase):
 
     def _new_native(self) -> Any:
         return self._backing.native_new(key=self._key, nonce=self.nonce)
+
+    def _refuse_copying(self) -> None:
+        """Native's deep copy fails on its Poly1305 object's C state, which, under the
+        agent, is the agent's Poly1305: a native ChaCha20 object's C state fails the same way."""
+        import copy
+        import sys
+
+        chacha = sys.modules[self._backing.native_new.__module__].ChaCha20
+        copy.deepcopy(chacha.new(key=bytes(32), nonce=bytes(12)))
+        super()._refuse_copying()
 
     def _become_native(self) -> Any:
         """Hand the rest of the message to a native twin (only while nothing but AAD was seen).
@@ -196,7 +207,10 @@ class ChaCha20Poly1305Cipher(AeadBase):
             self._native_verdict(ENCRYPT, plaintext, output=output)
         self._next = AFTER_ENCRYPT
         self._backing.slot.calls += 1
-        return _buffers.deliver(stream.encrypt(plaintext), output)
+        try:
+            return _buffers.deliver(stream.encrypt(plaintext), output)
+        except StreamFinished:
+            self._finished_meanwhile(ENCRYPT, plaintext)
 
     def digest(self) -> bytes:
         if self._twin is not None:
@@ -212,6 +226,7 @@ class ChaCha20Poly1305Cipher(AeadBase):
             and type(plaintext) is bytes
             and len(plaintext) <= SEAL_ONE_SHOT_LIMIT
             and self._next is INITIAL  # not after a verify() that raised, say
+            and (not self._aad or _buffers.aad_fits(self._aad))
         ):
             try:
                 self._fresh.pop()  # the key stream token (see _fresh)
@@ -256,7 +271,18 @@ class ChaCha20Poly1305Cipher(AeadBase):
             self._native_verdict(DECRYPT, ciphertext, output=output)
         self._next = AFTER_DECRYPT
         self._backing.slot.calls += 1
-        return _buffers.deliver(stream.decrypt(ciphertext), output)
+        try:
+            return _buffers.deliver(stream.decrypt(ciphertext), output)
+        except StreamFinished:
+            self._finished_meanwhile(DECRYPT, ciphertext)
+
+    def _finished_meanwhile(self, method: str, data: Any) -> None:
+        """Another thread's digest() or verify() ended the message after our order check.
+
+        Native, checking after that call, raises its TypeError.
+        """
+        self._native_verdict(method, data)
+        raise TypeError("%s() cannot be called after the message is finished" % method)
 
     def _mirror_failed_decrypt(self, ciphertext: Any) -> None:
         try:
@@ -298,6 +324,7 @@ class ChaCha20Poly1305Cipher(AeadBase):
             and type(received_mac_tag) is bytes
             and len(received_mac_tag) == TAG_SIZE
             and self._next is INITIAL
+            and (not self._aad or _buffers.aad_fits(self._aad))
         ):
             try:
                 self._fresh.pop()  # the key stream token (see _fresh)

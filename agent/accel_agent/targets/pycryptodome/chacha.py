@@ -21,8 +21,10 @@ import functools
 import os
 
 from accel_agent import patching, registry
+from accel_agent.providers.contexts import when_free
 from accel_agent.targets.pycryptodome import _aes_modes, _buffers
 from accel_agent.targets.pycryptodome._chacha_aead import ChaCha20Poly1305Cipher
+from accel_agent.targets.pycryptodome._native_face import NativeFace
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -157,7 +159,7 @@ def patch_chacha20_poly1305(module: ModuleType) -> None:
     patching.patch_attribute(module, "new", new)
 
 
-class ChaCha20Cipher:
+class ChaCha20Cipher(NativeFace):
     """pycryptodome's ``ChaCha20Cipher`` (ChaCha20 and XChaCha20), served by OpenSSL.
 
     No ``__slots__``: class attributes are a fresh object's state, so that
@@ -203,7 +205,10 @@ class ChaCha20Cipher:
                 context = self._context or self._open(self._position)
                 self._position = end
                 self._backing.slot.calls += 1
-                return context.update(plaintext)
+                try:
+                    return context.update(plaintext)
+                except RuntimeError:  # another thread is inside the context: wait for it
+                    return when_free(context.update, plaintext)
         return self._process(ENCRYPT, plaintext, output)
 
     def decrypt(self, ciphertext: Any, output: Any = None) -> bytes | None:
@@ -214,7 +219,10 @@ class ChaCha20Cipher:
                 context = self._context or self._open(self._position)
                 self._position = end
                 self._backing.slot.calls += 1
-                return context.update(ciphertext)
+                try:
+                    return context.update(ciphertext)
+                except RuntimeError:  # another thread is inside the context: wait for it
+                    return when_free(context.update, ciphertext)
         return self._process(DECRYPT, ciphertext, output)
 
     def _process(self, direction: str, data: Any, output: Any) -> bytes | None:
@@ -237,8 +245,10 @@ class ChaCha20Cipher:
             room = self._context_end - position
             if len(view) <= room:
                 self._position = position + len(view)
-                return result + context.update(view) if result else context.update(view)
-            result += context.update(view[:room])
+                return result + when_free(context.update, view) if result else when_free(
+                    context.update, view
+                )
+            result += when_free(context.update, view[:room])
             view = view[room:]
             self._position = position + room
             self._context = None
@@ -264,6 +274,9 @@ class ChaCha20Cipher:
             self._context_end = min(self._limit, (position // _SPAN_BYTES + 1) * _SPAN_BYTES)
         self._context = context
         return context
+
+    def _new_native(self) -> Any:
+        return self._backing.native_new(key=self._key, nonce=self.nonce)
 
     def seek(self, position: int) -> None:
         if self._twin is None and type(position) is int and 0 <= position < self._limit:

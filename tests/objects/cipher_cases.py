@@ -1,0 +1,49 @@
+"""The cipher objects of the family: how each is made, and what a program can do with it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+KEY16, KEY32 = bytes(range(16)), bytes(range(32))
+
+
+@dataclass(frozen=True)
+class CipherCase:
+    name: str
+    primitive: str
+    module: str  # "Cipher.AES", "Cipher.ChaCha20", ...
+    make: Callable  # make(module) -> a fresh object, same arguments every time
+    native_class: str  # "Cipher._mode_gcm.GcmMode"
+    unit: int = 1  # input lengths are multiples of this
+    stateless: bool = False  # results independent of earlier calls (ECB)
+    takes_output: bool = True
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+CASES = [
+    CipherCase("ecb", "aes-ecb", "Cipher.AES", lambda m: m.new(KEY16, m.MODE_ECB),
+               "Cipher._mode_ecb.EcbMode", unit=16, stateless=True),
+    CipherCase("cbc", "aes-cbc", "Cipher.AES", lambda m: m.new(KEY16, m.MODE_CBC, iv=bytes(16)),
+               "Cipher._mode_cbc.CbcMode", unit=16),
+    CipherCase("ctr", "aes-ctr", "Cipher.AES", lambda m: m.new(KEY16, m.MODE_CTR, nonce=bytes(8)),
+               "Cipher._mode_ctr.CtrMode"),
+    CipherCase("cfb128", "aes-cfb", "Cipher.AES",
+               lambda m: m.new(KEY16, m.MODE_CFB, iv=bytes(16), segment_size=128),
+               "Cipher._mode_cfb.CfbMode"),
+    CipherCase("ofb", "aes-ofb", "Cipher.AES", lambda m: m.new(KEY16, m.MODE_OFB, iv=bytes(16)),
+               "Cipher._mode_ofb.OfbMode"),
+    CipherCase("gcm", "aes-gcm", "Cipher.AES", lambda m: m.new(KEY16, m.MODE_GCM, nonce=bytes(12)),
+               "Cipher._mode_gcm.GcmMode"),
+    CipherCase("chacha20", "chacha20", "Cipher.ChaCha20",
+               lambda m: m.new(key=KEY32, nonce=bytes(8)), "Cipher.ChaCha20.ChaCha20Cipher"),
+    CipherCase("chacha20-poly1305", "chacha20-poly1305", "Cipher.ChaCha20_Poly1305",
+               lambda m: m.new(key=KEY32, nonce=bytes(12)),
+               "Cipher.ChaCha20_Poly1305.ChaCha20Poly1305Cipher"),
+    CipherCase("xchacha20-poly1305", "xchacha20-poly1305", "Cipher.ChaCha20_Poly1305",
+               lambda m: m.new(key=KEY32, nonce=bytes(24)),
+               "Cipher.ChaCha20_Poly1305.ChaCha20Poly1305Cipher"),
+]
+BY_NAME = {case.name: case for case in CASES}
