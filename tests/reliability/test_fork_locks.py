@@ -5,7 +5,7 @@ workers from a master whose other threads may be inside the agent at that
 moment. ``fork()`` copies only the calling thread, so a lock another thread
 held is copied locked, with nobody left to release it: the child's first
 call that needs it would hang. Every lock of the agent is replaced in the
-child (``os.register_at_fork``); this test holds each one in a thread of a
+child (``accel_agent.forksafe``); this test holds each one in a thread of a
 fresh interpreter, forks, and lets the child try them, bounded.
 """
 

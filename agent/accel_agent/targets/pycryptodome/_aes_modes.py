@@ -13,10 +13,9 @@ by pycryptodome itself, word for word, whatever its version.
 
 from __future__ import annotations
 
-import _thread
-import os
 import sys
 
+from accel_agent import forksafe
 from accel_agent.providers.contexts import is_busy, when_free
 from accel_agent.speedups import STREAM_UPDATE_FROM, stream_update
 from accel_agent.targets.pycryptodome import _buffers
@@ -28,17 +27,9 @@ if TYPE_CHECKING:
 
 # Held while a new object opens its OpenSSL context (and while a twin is
 # made): reentrant, since pycryptodome's own GCM builds CTR objects through new.
-FIRST_USE_LOCK = _thread.RLock()
-
-
-def _new_lock_in_child() -> None:
-    # A fork while another thread opened a context must not leave it locked.
-    global FIRST_USE_LOCK
-    FIRST_USE_LOCK = _thread.RLock()
-
-
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_new_lock_in_child)
+# Renewed in a forked child (forksafe): a thread that opened a context at the
+# fork does not exist there.
+FIRST_USE_LOCK = forksafe.rlock(globals(), "FIRST_USE_LOCK")
 
 BLOCK_SIZE = 16
 MODE_ECB, MODE_CBC, MODE_CFB, MODE_OFB, MODE_CTR = 1, 2, 3, 5, 6
