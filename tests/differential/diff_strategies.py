@@ -18,7 +18,7 @@ from transparency_helpers import env_int
 
 # ACCEL_DIFF_EXAMPLES cranks the number of examples up (say 5000 for a soak);
 # ACCEL_DIFF_RANDOM=1 drops derandomize so each run explores new inputs.
-MAX_EXAMPLES = env_int("ACCEL_DIFF_EXAMPLES", 200)
+MAX_EXAMPLES = env_int("ACCEL_DIFF_EXAMPLES", 100)
 DIFF_SETTINGS = settings(
     max_examples=MAX_EXAMPLES,
     derandomize=not env_int("ACCEL_DIFF_RANDOM", 0),
