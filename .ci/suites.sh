@@ -19,6 +19,10 @@
 # (tests/wycheproof/) through both package names, and so through 3.x's code
 # (pycryptodomex 3.24.2) as well as 4.x's; SUITE_SLOW=1 runs them whole.
 #
+# The three pins run at the same time, each into its own log (printed in
+# order at the end): six suite processes on two cores keep both busy, where
+# one pin at a time left a core idle whenever its agent run finished first.
+#
 # `make test` leaves these runs out (pytest -m "not suite"): they take
 # minutes each and CI runs them here, once per pin.
 set -euo pipefail
@@ -35,24 +39,53 @@ rm -rf "$WORK" && mkdir -p "$WORK/dist"
     | without_pip_noise
 WHEEL=$(ls "$WORK"/dist/accel_agent-*.whl)
 
-failed=0
-for pin in requirements/pycryptodome-4.txt requirements/pycryptodome-3.txt requirements/pycryptodomex.txt; do
+PINS=(requirements/pycryptodome-4.txt requirements/pycryptodome-3.txt requirements/pycryptodomex.txt)
+
+# run_pin PIN: a venv for PIN, then both runs of its suite, compared; its
+# output goes to $WORK/NAME.log, its exit status to $WORK/NAME.rc.
+run_pin() {
+    local pin=$1 flavour name venv rc=0 started=$SECONDS
+    local -a slow=()
     case $pin in
         *pycryptodomex.txt) flavour=Cryptodome ;;
         *) flavour=Crypto ;;
     esac
-    slow=()
     [[ $pin == *-4.txt || ${SUITE_SLOW:-0} == 1 ]] || slow=(--skip-slow)
     name=$(basename "$pin" .txt)
-    section "suite: $name ($flavour${slow[*]:+, pycryptodome's slow tests left out})"
     venv=$WORK/venv-$name
-    python3 -m venv "$venv"
-    "$venv/bin/python" -m pip --disable-pip-version-check install -q "$WHEEL" -r "$pin" pytest \
-        2>&1 | without_pip_noise
-    rc=0
-    "$venv/bin/python" "$RUNNER" --flavour "$flavour" --parallel "${slow[@]}" \
-        --work-dir "$WORK/$name" \
-        --json-out "$WORK/$name.json" || rc=$?
+    {
+        set +e
+        python3 -m venv "$venv" || rc=2
+        if ((rc == 0)); then
+            "$venv/bin/python" -m pip --disable-pip-version-check install -q "$WHEEL" \
+                -r "$pin" pytest 2>&1 | without_pip_noise
+            ((PIPESTATUS[0] == 0)) || rc=2
+        fi
+        if ((rc == 0)); then
+            "$venv/bin/python" "$RUNNER" --flavour "$flavour" --parallel "${slow[@]}" \
+                --work-dir "$WORK/$name" --json-out "$WORK/$name.json"
+            rc=$?
+        fi
+        echo "($((SECONDS - started)) s)"
+    } >"$WORK/$name.log" 2>&1
+    echo "$rc" >"$WORK/$name.rc"
+}
+
+for pin in "${PINS[@]}"; do
+    run_pin "$pin" &
+done
+wait
+
+failed=0
+for pin in "${PINS[@]}"; do
+    name=$(basename "$pin" .txt)
+    flavour=Crypto
+    [[ $pin == *pycryptodomex.txt ]] && flavour=Cryptodome
+    slow=""
+    [[ $pin == *-4.txt || ${SUITE_SLOW:-0} == 1 ]] || slow=", pycryptodome's slow tests left out"
+    section "suite: $name ($flavour$slow)"
+    cat "$WORK/$name.log"
+    rc=$(cat "$WORK/$name.rc" 2>/dev/null || echo 2)
     if ((rc == 0)); then
         echo "suite $name: PASSED (same results as native)"
     else
@@ -62,7 +95,7 @@ for pin in requirements/pycryptodome-4.txt requirements/pycryptodome-3.txt requi
 done
 
 if ((failed > 0)); then
-    echo "suites: FAILED ($failed of 3)"
+    echo "suites: FAILED ($failed of ${#PINS[@]})"
     exit 1
 fi
 echo "suites: PASSED"
