@@ -14,6 +14,7 @@ from __future__ import annotations
 from accel_agent import catalog, known_answers
 from accel_agent.known_answers import (
     big_integer,
+    dsa_key,
     integer,
     octets,
     octets_list,
@@ -672,3 +673,45 @@ def check_ecc_keygen(provider: Any, vectors: tuple) -> None:
         b = int.from_bytes(b, "big")
         if not 0 < d < n or (y * y - (x * x * x - 3 * x + b)) % p:
             raise SelfCheckFailed("%s: the new key is not on the curve" % label)
+
+
+@_checks(
+    "dsa",
+    label=text,
+    key=dsa_key,
+    hash_oid=text,
+    digest=octets,
+    signature=octets,
+)
+def check_dsa(provider: Any, vectors: tuple) -> None:
+    """RFC 6979's signature verifies, a tampered one does not; a new signature verifies."""
+    for label, (p, q, g, y, x), oid, digest, signature in vectors:
+        size = len(signature) // 2
+        r, s = int.from_bytes(signature[:size], "big"), int.from_bytes(signature[size:], "big")
+        private, public = provider.load_private(p, q, g, y, x), provider.load_public(p, q, g, y)
+        if not provider.verify(public, r, s, digest, oid):
+            raise SelfCheckFailed("%s: the signature was rejected" % label)
+        if provider.verify(public, r, s ^ 1, digest, oid):
+            raise SelfCheckFailed("%s: a tampered signature was accepted" % label)
+        made = provider.decode_der(provider.sign(private, digest, oid))
+        if made == (r, s) or not provider.verify(public, made[0], made[1], digest, oid):
+            raise SelfCheckFailed("%s: a new signature is wrong" % label)
+
+
+@_checks("dsa-keygen", label=text, p=big_integer, q=big_integer, g=big_integer, bits=integer)
+def check_dsa_keygen(provider: Any, vectors: tuple) -> None:
+    """A new key of ``bits`` bits with FIPS 186's structure; a new key in the published domain."""
+    for label, p, q, g, bits in vectors:
+        new_p, new_q, new_g, y, x, _key = provider.generate(bits)
+        if (
+            new_p.bit_length() != bits
+            or (new_p - 1) % new_q
+            or not 1 < new_g < new_p
+            or pow(new_g, new_q, new_p) != 1
+            or not 0 < x < new_q
+            or pow(new_g, x, new_p) != y
+        ):
+            raise SelfCheckFailed("%s: the new key is not a DSA key" % label)
+        y, x, _key = provider.key_from_domain(p, q, g)
+        if not 0 < x < q or pow(g, x, p) != y:
+            raise SelfCheckFailed("%s: the key in the published domain is wrong" % label)
