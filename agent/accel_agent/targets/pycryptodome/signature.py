@@ -20,8 +20,10 @@ Each module's ``new`` returns an accelerated subclass of the native scheme
   EdDSA's cofactored equation only). A failed verification thus costs
   OpenSSL's time plus native's; a valid one costs OpenSSL's.
 * Anything else (a hash OpenSSL does not know, a custom mask function,
-  EdDSA pre-hashed or with a context, DSA keys, secp256k1, a key OpenSSL
-  refuses, an exception from OpenSSL) is served natively.
+  EdDSA pre-hashed or with a context, secp256k1, a key OpenSSL refuses, an
+  exception from OpenSSL) is served natively.
+* DSA keys (:mod:`._dss_dsa`): random-nonce signing and verification;
+  RFC 6979 DSA signing stays native.
 
 Verification is constant-time where native is: OpenSSL compares the
 encodings; none of these operations handle secrets besides signing.
@@ -32,7 +34,7 @@ from __future__ import annotations
 import functools
 
 from accel_agent import patching, registry
-from accel_agent.targets.pycryptodome import _buffers
+from accel_agent.targets.pycryptodome import _buffers, _dss_dsa
 from accel_agent.targets.pycryptodome import _pubkey_twins as twins
 from accel_agent.targets.pycryptodome._pubkey_common import (
     accelerated_class,
@@ -175,19 +177,22 @@ def patch_pss(module: ModuleType) -> None:
 
 
 def patch_dss(module: ModuleType) -> None:
-    """``DSS.new`` returns ECDSA schemes on P-256/384/521 whose sign/verify go to OpenSSL.
+    """``DSS.new`` returns ECDSA (P-256/384/521) and DSA schemes whose sign/verify go to OpenSSL.
 
-    DSA keys and secp256k1 keep their native schemes (the subclass serves
-    only the curves it has a primitive for).
+    secp256k1 keys keep their native behaviour (the subclass serves only
+    the curves it has a primitive for).
     """
     slots = with_curve_names({c: registry.slot(name) for c, name in ECDSA_PRIMITIVES.items()})
+    dsa_slot = registry.slot("dsa")
+    dsa_key = module.DsaKey
     classes = {}
     for class_name, deterministic in (
         ("DeterministicDsaSigScheme", True),
         ("FipsEcDsaSigScheme", False),
+        ("FipsDsaSigScheme", False),
     ):
         native_cls = getattr(module, class_name)
-        methods = _dss_methods(native_cls, slots, deterministic)
+        methods = _dss_methods(native_cls, slots, deterministic, dsa_slot, dsa_key)
         classes[native_cls] = accelerated_class(native_cls, methods)
     patch_new(module, classes)
     _install_fast_dss_new(module, classes[module.FipsEcDsaSigScheme], slots)
@@ -236,10 +241,21 @@ def _install_fast_dss_new(module: ModuleType, accelerated: type, curves: dict) -
     patching.patch_attribute(module, "new", new)
 
 
-def _dss_methods(native_cls: type, slots: dict, deterministic: bool) -> dict:
+def _dss_methods(
+    native_cls: type, slots: dict, deterministic: bool, dsa_slot: Any, dsa_key: type
+) -> dict:
     native_sign, native_verify = native_cls.sign, native_cls.verify
 
     def sign(self: Any, msg_hash: Any) -> bytes:
+        if type(self._key) is dsa_key:
+            # RFC 6979 DSA stays native (see _dss_dsa); a randfunc of the user's too.
+            provider = not deterministic and self._randfunc is None and dsa_slot.get()
+            if provider:
+                signature = _dss_dsa.sign(self, provider, msg_hash)
+                if signature is not None:
+                    dsa_slot.calls += 1
+                    return signature
+            return native_sign(self, msg_hash)
         slot = slots.get(getattr(self._key, "curve", None))
         provider = slot and slot.get()
         if provider and (provider.deterministic if deterministic else self._randfunc is None):
@@ -250,6 +266,12 @@ def _dss_methods(native_cls: type, slots: dict, deterministic: bool) -> dict:
         return native_sign(self, msg_hash)
 
     def verify(self: Any, msg_hash: Any, signature: Any) -> bool:
+        if type(self._key) is dsa_key:
+            provider = dsa_slot.get()
+            if provider and _dss_dsa.verify(self, provider, msg_hash, signature):
+                dsa_slot.calls += 1
+                return False  # what native's verify returns for a valid signature
+            return native_verify(self, msg_hash, signature)
         slot = slots.get(getattr(self._key, "curve", None))
         provider = slot and slot.get()
         if provider and _ecdsa_verify(self, provider, msg_hash, signature):
