@@ -313,3 +313,22 @@ def test_generate_arguments_as_natively(flavour, case):
     dsa = import_from(flavour, "PublicKey.DSA")
     comparison = both(generate_scenario, dsa, case)
     assert not comparison.accelerated("dsa-keygen")
+
+
+def new_scenario(rec, dss, key_name, args):
+    key = dsa_keys(_flavour(dss))[key_name]
+    for attempt in range(2):  # the second call may be served from a template
+        scheme = rec.call("new %d" % attempt, dss.new, key, "fips-186-3", *args)
+        if scheme is RAISED:
+            return
+        rec.note("class", (type(scheme).__name__, type(scheme).__module__))
+        rec.note("state", {name: repr(value) for name, value in vars(scheme).items()})
+        rec.note("can_sign", scheme.can_sign())
+
+
+@with_flavours
+@pytest.mark.parametrize("key_name", ["dsa-2048-256", "dsa-1024-160"])
+@pytest.mark.parametrize("args", [(), ("binary",), ("der",), ("pem",), ("der", None)])
+def test_new_schemes_hold_what_native_holds(flavour, key_name, args):
+    dss = import_from(flavour, "Signature.DSS")
+    both(new_scenario, dss, key_name, args)

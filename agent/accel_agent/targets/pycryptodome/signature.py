@@ -195,7 +195,9 @@ def patch_dss(module: ModuleType) -> None:
         methods = _dss_methods(native_cls, slots, deterministic, dsa_slot, dsa_key)
         classes[native_cls] = accelerated_class(native_cls, methods)
     patch_new(module, classes)
-    _install_fast_dss_new(module, classes[module.FipsEcDsaSigScheme], slots)
+    _install_fast_dss_new(
+        module, classes[module.FipsEcDsaSigScheme], slots, classes[module.FipsDsaSigScheme]
+    )
 
 
 # What a FIPS ECDSA scheme holds besides its key, in 3.x and 4.x: all of it
@@ -205,7 +207,9 @@ _DSS_TEMPLATE_ATTRIBUTES = frozenset(
 )
 
 
-def _install_fast_dss_new(module: ModuleType, accelerated: type, curves: dict) -> None:
+def _install_fast_dss_new(
+    module: ModuleType, accelerated: type, curves: dict, accelerated_dsa: type
+) -> None:
     """``DSS.new(key, "fips-186-3"[, encoding])`` without native's per-call arithmetic.
 
     The scheme's attributes other than its key are the same for every key
@@ -213,13 +217,45 @@ def _install_fast_dss_new(module: ModuleType, accelerated: type, curves: dict) -
     ``new`` for a curve and encoding is kept as a template, and later
     calls of that exact shape copy it (4.x's ``new`` spends several
     microseconds on big-integer arithmetic that ECDSA through OpenSSL
-    otherwise takes less than a tenth of). Any other shape goes to ``new``.
+    otherwise takes less than a tenth of). A DSA key's scheme is the same
+    for every key with its q and the size of its p (native's ``new`` checks
+    that pair and converts q, about 45 us, a tenth of a DSA-2048 signature
+    through OpenSSL): templates by (q, size of p, encoding). Any other shape
+    goes to ``new``.
     """
     wrapped_new = module.new
-    ecc_key = module.EccKey
+    ecc_key, dsa_key = module.EccKey, module.DsaKey
     templates: dict[tuple[str, str], dict] = {}
+    dsa_templates: dict[tuple[int, int, str], dict] = {}
+
+    def new_dsa(key: Any, encoding: Any) -> Any:
+        numbers = key._key
+        try:
+            shape = (int(numbers["q"]), int(numbers["p"]).bit_length(), encoding)
+        except Exception:  # noqa: BLE001 - components native code will judge
+            return wrapped_new(key, "fips-186-3", encoding)
+        template = dsa_templates.get(shape)
+        if template is not None:
+            scheme = object.__new__(accelerated_dsa)
+            scheme.__dict__.update(template)
+            scheme._key = key
+            return scheme
+        scheme = wrapped_new(key, "fips-186-3", encoding)
+        state = dict(vars(scheme))
+        del state["_key"]
+        if type(scheme) is accelerated_dsa and state.keys() <= _DSS_TEMPLATE_ATTRIBUTES:
+            dsa_templates[shape] = state
+        return scheme
 
     def new(key: Any, mode: Any, *args: Any, **kwargs: Any) -> Any:
+        if (
+            type(key) is dsa_key
+            and mode == "fips-186-3"
+            and type(mode) is str
+            and not kwargs
+            and (not args or (len(args) == 1 and args[0] in ("binary", "der")))
+        ):
+            return new_dsa(key, args[0] if args else "binary")
         if type(key) is ecc_key and mode == "fips-186-3" and type(mode) is str and not kwargs:
             encoding = args[0] if len(args) == 1 else "binary" if not args else None
             template = templates.get((key.curve, encoding))
