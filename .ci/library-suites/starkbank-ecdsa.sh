@@ -36,7 +36,8 @@ with urllib.request.urlopen(url, timeout=120) as response:
     data = response.read()
 with tarfile.open(fileobj=io.BytesIO(data)) as archive:
     members = [m for m in archive.getmembers() if "/tests/" in m.name and m.isfile()]
-    archive.extractall(target, members=members)
+    safe = {"filter": "data"} if hasattr(tarfile, "data_filter") else {}
+    archive.extractall(target, members=members, **safe)
 PY
     TESTS=$(ls -d "$WORK"/source/*/tests)
 fi
