@@ -322,7 +322,7 @@ def new_scenario(rec, dss, key_name, args):
         if scheme is RAISED:
             return
         rec.note("class", (type(scheme).__name__, type(scheme).__module__))
-        rec.note("state", {name: repr(value) for name, value in vars(scheme).items()})
+        rec.note("state", [(name, repr(value)) for name, value in vars(scheme).items()])
         rec.note("can_sign", scheme.can_sign())
 
 

@@ -237,8 +237,10 @@ def _install_fast_dss_new(
         template = dsa_templates.get(shape)
         if template is not None:
             scheme = object.__new__(accelerated_dsa)
-            scheme.__dict__.update(template)
+            # The key first, as native's __init__ sets it: a deepcopy meets
+            # the attributes in this order, and the key's error comes first.
             scheme._key = key
+            scheme.__dict__.update(template)
             return scheme
         scheme = wrapped_new(key, "fips-186-3", encoding)
         state = dict(vars(scheme))
@@ -261,8 +263,8 @@ def _install_fast_dss_new(
             template = templates.get((key.curve, encoding))
             if template is not None:
                 scheme = object.__new__(accelerated)
+                scheme._key = key  # first, as native's __init__ sets it
                 scheme.__dict__.update(template)
-                scheme._key = key
                 return scheme
             if encoding in ("binary", "der") and key.curve in curves:
                 scheme = wrapped_new(key, mode, encoding)
