@@ -14,6 +14,7 @@ from __future__ import annotations
 from accel_agent import catalog, known_answers
 from accel_agent.known_answers import (
     big_integer,
+    dsa_key,
     integer,
     octets,
     octets_list,
@@ -672,3 +673,54 @@ def check_ecc_keygen(provider: Any, vectors: tuple) -> None:
         b = int.from_bytes(b, "big")
         if not 0 < d < n or (y * y - (x * x * x - 3 * x + b)) % p:
             raise SelfCheckFailed("%s: the new key is not on the curve" % label)
+
+
+@_checks(
+    "dsa",
+    label=text,
+    key=dsa_key,
+    hash_oid=text,
+    digest=octets,
+    signature=octets,
+)
+def check_dsa(provider: Any, vectors: tuple) -> None:
+    """RFC 6979's signature verifies, a tampered one does not; a new signature verifies."""
+    for label, (p, q, g, y, x), oid, digest, signature in vectors:
+        size = len(signature) // 2
+        r, s = int.from_bytes(signature[:size], "big"), int.from_bytes(signature[size:], "big")
+        private, public = provider.load_private(p, q, g, y, x), provider.load_public(p, q, g, y)
+        if not provider.verify(public, r, s, digest, oid):
+            raise SelfCheckFailed("%s: the signature was rejected" % label)
+        if provider.verify(public, r, s ^ 1, digest, oid):
+            raise SelfCheckFailed("%s: a tampered signature was accepted" % label)
+        made = provider.decode_der(provider.sign(private, digest, oid))
+        if made == (r, s) or not provider.verify(public, made[0], made[1], digest, oid):
+            raise SelfCheckFailed("%s: a new signature is wrong" % label)
+
+
+def _is_dsa_key(p: int, q: int, g: int, y: int, x: int, bits: int) -> bool:
+    """FIPS 186's structure: p of ``bits`` bits, q dividing p - 1, g of order q, y = g^x."""
+    return (
+        p.bit_length() == bits
+        and (p - 1) % q == 0
+        and 1 < g < p
+        and pow(g, q, p) == 1
+        and 0 < x < q
+        and pow(g, x, p) == y
+    )
+
+
+@_checks("dsa-keygen", label=text, bits=integer, p=big_integer, q=big_integer, g=octets)
+def check_dsa_keygen(provider: Any, vectors: tuple) -> None:
+    """A new key of ``bits`` bits, and a new key in the published domain, are DSA keys."""
+    for label, bits, p, q, g in vectors:
+        new_p, new_q, new_g, y, x, _key = provider.generate(bits)
+        if not _is_dsa_key(new_p, new_q, new_g, y, x, bits):
+            raise SelfCheckFailed("%s: the new key is not a DSA key" % label)
+        g = int.from_bytes(g, "big")
+        try:
+            y, x, _key = provider.key_from_domain(p, q, g)
+        except Exception:  # noqa: BLE001 - OpenSSL refused the domain: named, not shown
+            raise SelfCheckFailed("%s: no key made in the published domain" % label) from None
+        if not _is_dsa_key(p, q, g, y, x, p.bit_length()):
+            raise SelfCheckFailed("%s: the key in the published domain is wrong" % label)

@@ -1,11 +1,11 @@
 """Key and signature objects as programs hold them, agent against native pycryptodome.
 
-One RSA, ECC or EdDSA key (and one ``pss``/``pkcs1_15``/``DSS``/``eddsa``
+One RSA, DSA, ECC or EdDSA key (and one ``pss``/``pkcs1_15``/``DSS``/``eddsa``
 signer over it) shared by 2-16 threads that sign and verify at once; keys and
 signers copied, deep-copied, pickled, weakly referenced and type-checked; a
 key made in a parent process used in a child forked from it. Deterministic
 schemes (PKCS#1 v1.5, deterministic ECDSA, EdDSA) are compared output for
-output; randomized ones (PSS, FIPS ECDSA) by what verification says.
+output; randomized ones (PSS, FIPS ECDSA and DSA) by what verification says.
 
 A key object holds no mutable state its methods change, so natively threads
 sharing one are safe; the agent's runs make the calls from all threads at
@@ -56,9 +56,19 @@ def _rsa_components(flavour):
 _RSA_KEYS: dict = {}
 
 
+def _dsa_components():
+    """(y, g, p, q, x) of RFC 6979 A.2.2's DSA-2048 key."""
+    from accel_agent import known_answers
+
+    p, q, g, y, x = known_answers.dsa_key(known_answers.read("dsa")["vectors"][0]["key"])
+    return y, g, p, q, x
+
+
 def _key(flavour, kind, components):
     if kind == "rsa":
         return th.import_from(flavour, "PublicKey.RSA").construct(components)
+    if kind == "dsa":
+        return th.import_from(flavour, "PublicKey.DSA").construct(_dsa_components())
     ecc = th.import_from(flavour, "PublicKey.ECC")
     if kind == "p256":
         return ecc.construct(curve="P-256", d=ECC_SECRET)
@@ -86,6 +96,7 @@ SCHEMES = [
     Scheme("pkcs1_15", "rsa", "Signature.pkcs1_15", lambda m, k: m.new(k), True),
     Scheme("pss", "rsa", "Signature.pss", lambda m, k: m.new(k), False),
     Scheme("dss-fips-p256", "p256", "Signature.DSS", lambda m, k: m.new(k, "fips-186-3"), False),
+    Scheme("dss-fips-dsa", "dsa", "Signature.DSS", lambda m, k: m.new(k, "fips-186-3"), False),
     Scheme(
         "dss-rfc6979-p384",
         "p384",
@@ -190,16 +201,17 @@ def key_shape_scenario(rec, module, flavour, scheme, components, message):
     signer = scheme.make(module, key)
     subject = _subject(flavour, scheme, message)
     first = signer.sign(subject)
-    key_module = th.import_from(
-        flavour, "PublicKey.RSA" if scheme.kind == "rsa" else "PublicKey.ECC"
+    key_module_name, key_class = {"rsa": ("RSA", "RsaKey"), "dsa": ("DSA", "DsaKey")}.get(
+        scheme.kind, ("ECC", "EccKey")
     )
-    public_class = key_module.RsaKey if scheme.kind == "rsa" else key_module.EccKey
+    public_class = getattr(th.import_from(flavour, "PublicKey." + key_module_name), key_class)
     rec.note("key isinstance", isinstance(key, public_class))
     rec.note("key class", (type(key).__module__, type(key).__qualname__))
     native_signer_class = {
         "pkcs1_15": "PKCS115_SigScheme",
         "pss": "PSS_SigScheme",
         "dss-fips-p256": "FipsEcDsaSigScheme",
+        "dss-fips-dsa": "FipsDsaSigScheme",
         "dss-rfc6979-p384": "DeterministicDsaSigScheme",
         "eddsa-ed25519": "EdDSASigScheme",
     }[scheme.name]

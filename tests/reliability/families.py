@@ -1083,6 +1083,164 @@ def python_ecdsa_secret_paths(pkg: str, s: type[Secrets]) -> list[BaseException]
     return raised
 
 
+# ============================================================ DSA
+# pycryptodome's DSS with DSA keys: random-nonce signatures through their
+# verification, RFC 6979 ones (native by choice) as they are.
+
+DSA_PRIMITIVES = ("dsa",)
+
+
+def _dsa_key(pkg: str, secret: bytes | None = None):
+    """RFC 6979 A.2.2's DSA-2048 key, or a key of its domain with ``secret`` as x."""
+    known_answers = importlib.import_module("accel_agent.known_answers")
+    p, q, g, y, x = known_answers.dsa_key(known_answers.read("dsa")["vectors"][0]["key"])
+    if secret is not None:
+        x = int.from_bytes(secret, "big") % (q - 1) + 1
+        y = pow(g, x, p)
+    return importlib.import_module(pkg + ".PublicKey.DSA").construct((y, g, p, q, x))
+
+
+def dsa_workload(pkg: str) -> dict[str, bytes]:
+    dss = importlib.import_module(pkg + ".Signature.DSS")
+    sha256 = importlib.import_module(pkg + ".Hash.SHA256")
+    key = _dsa_key(pkg)
+    public = key.public_key()
+    digest = sha256.new(b"a message to sign")
+    out: dict[str, bytes] = {}
+    for encoding in ("binary", "der"):
+        deterministic = dss.new(key, "deterministic-rfc6979", encoding).sign(digest)
+        out["deterministic-" + encoding] = deterministic
+        verifier = dss.new(public, "fips-186-3", encoding)
+        out["verify-" + encoding] = outcome(verifier.verify, digest, deterministic)
+        out["forged-" + encoding] = outcome(verifier.verify, digest, _flip(deterministic))
+        signature = dss.new(key, "fips-186-3", encoding).sign(digest)
+        out["random-" + encoding] = outcome(verifier.verify, digest, signature)
+    return out
+
+
+def dsa_shared(pkg: str) -> list[SharedCase]:
+    dss = importlib.import_module(pkg + ".Signature.DSS")
+    sha256 = importlib.import_module(pkg + ".Hash.SHA256")
+    key = _dsa_key(pkg)
+    digest = sha256.new(b"shared")
+    signature = dss.new(key, "deterministic-rfc6979").sign(digest)
+    verifier = dss.new(key.public_key(), "fips-186-3")
+    signer = dss.new(key, "fips-186-3")
+    return [
+        SharedCase("verify", lambda: verifier, lambda v: outcome(v.verify, digest, signature)),
+        SharedCase(
+            "sign then verify",
+            lambda: signer,
+            lambda scheme: outcome(verifier.verify, digest, scheme.sign(digest)),
+        ),
+    ]
+
+
+def dsa_secret_paths(pkg: str, s: type[Secrets]) -> list[BaseException]:
+    dss = importlib.import_module(pkg + ".Signature.DSS")
+    sha256 = importlib.import_module(pkg + ".Hash.SHA256")
+    md5 = importlib.import_module(pkg + ".Hash.MD5")
+    key = _dsa_key(pkg, s.key32)  # x is the mark
+    raised: list[BaseException] = []
+    digest = sha256.new(s.plaintext)
+    for encoding in ("binary", "der"):
+        signer = dss.new(key, "fips-186-3", encoding)
+        verifier = dss.new(key.public_key(), "fips-186-3", encoding)
+        signature = signer.sign(digest)
+        for bad in (_flip(signature), signature[:-1], s.plaintext, s.key32, b"", None, 7):
+            attempt(raised, verifier.verify, digest, bad)
+            attempt(raised, verifier.verify, md5.new(s.plaintext), bad)
+        attempt(raised, verifier.verify, s.plaintext, signature)
+        attempt(raised, signer.sign, md5.new(s.plaintext))
+        attempt(raised, signer.sign, s.plaintext)
+        attempt(raised, verifier.sign, digest)
+        attempt(raised, dss.new, key, "fips-186-3", encoding, low_s=True)
+    for mode, encoding in (("sec1", "binary"), ("fips-186-2", "binary"), ("fips-186-3", "pem")):
+        attempt(raised, dss.new, key, mode, encoding)
+    return raised
+
+
+# ============================================================ starkbank-ecdsa
+# Its Ecdsa class: hedged (random) signatures through their verification.
+# The workload ignores ``pkg`` (it runs once per pycryptodome flavour, identically).
+
+STARKBANK_ECDSA_PRIMITIVES = ("ecdsa-p256", "ecdsa-secp256k1")
+
+
+def _starkbank_keys(secret: bytes = bytes(range(1, 33))):
+    ellipticcurve = importlib.import_module("ellipticcurve")
+    curves = importlib.import_module("ellipticcurve.curve")
+    keys = {}
+    for curve in (curves.prime256v1, curves.secp256k1):
+        exponent = int.from_bytes(secret, "big") % (curve.N - 1) + 1
+        keys[curve.name] = ellipticcurve.PrivateKey(curve=curve, secret=exponent)
+    return ellipticcurve, keys
+
+
+def starkbank_ecdsa_workload(pkg: str) -> dict[str, bytes]:
+    ellipticcurve, keys = _starkbank_keys()
+    ecdsa, signature_class = ellipticcurve.Ecdsa, ellipticcurve.Signature
+    out: dict[str, bytes] = {}
+    for name, key in keys.items():
+        public = key.publicKey()
+        signature = ecdsa.sign("a message to sign", key)
+        verdict = ecdsa.verify("a message to sign", signature, public)
+        out["verify-" + name] = b"%d" % verdict
+        forged = signature_class(signature.r, signature.s ^ 1)
+        out["forged-" + name] = b"%d" % ecdsa.verify("a message to sign", forged, public)
+        out["other-message-" + name] = b"%d" % ecdsa.verify("another", signature, public)
+        out["low-s-" + name] = b"%d" % (signature.s <= key.curve.N // 2)
+    return out
+
+
+def starkbank_ecdsa_shared(pkg: str) -> list[SharedCase]:
+    ellipticcurve, keys = _starkbank_keys()
+    key = keys["prime256v1"]
+    public = key.publicKey()
+    signature = ellipticcurve.Ecdsa.sign("shared", key)
+
+    def verify(k):
+        return b"%d" % ellipticcurve.Ecdsa.verify("shared", signature, public)
+
+    def sign_then_verify(k):
+        return b"%d" % ellipticcurve.Ecdsa.verify(
+            "shared", ellipticcurve.Ecdsa.sign("shared", k), public
+        )
+
+    return [
+        SharedCase("verify", lambda: public, verify),
+        SharedCase("sign", lambda: key, sign_then_verify),
+    ]
+
+
+def starkbank_ecdsa_secret_paths(pkg: str, s: type[Secrets]) -> list[BaseException]:
+    ellipticcurve, keys = _starkbank_keys(s.key32)  # the secret is the mark
+    ecdsa, signature_class = ellipticcurve.Ecdsa, ellipticcurve.Signature
+    raised: list[BaseException] = []
+    text = s.plaintext.decode()
+    for key in keys.values():
+        public = key.publicKey()
+        signature = ecdsa.sign(text, key)
+        for bad in (
+            signature_class(signature.r, None),
+            signature_class(str(signature.r), signature.s),
+            signature_class(signature.r, [signature.s]),
+            signature_class(None, None),
+            None,
+            s.plaintext,
+            text,
+        ):
+            attempt(raised, ecdsa.verify, text, bad, public)
+        for message in (s.plaintext, None, 7, bytearray(s.plaintext)):
+            attempt(raised, ecdsa.verify, message, signature, public)
+            attempt(raised, ecdsa.sign, message, key)
+        attempt(raised, ecdsa.sign, text, public)
+        attempt(raised, ecdsa.sign, text, None)
+        attempt(raised, ecdsa.verify, text, signature, key)
+        attempt(raised, ecdsa.verify, text, signature, public, hashfunc=s.key32)
+    return raised
+
+
 FAMILIES = (
     Family("aes", "Cipher.AES", AES_PRIMITIVES, aes_workload, aes_shared, aes_secret_paths),
     Family(
@@ -1119,5 +1277,14 @@ FAMILIES = (
         python_ecdsa_workload,
         python_ecdsa_shared,
         python_ecdsa_secret_paths,
+    ),
+    Family("dsa", "PublicKey.DSA", DSA_PRIMITIVES, dsa_workload, dsa_shared, dsa_secret_paths),
+    Family(
+        "starkbank-ecdsa",
+        "ellipticcurve",
+        STARKBANK_ECDSA_PRIMITIVES,
+        starkbank_ecdsa_workload,
+        starkbank_ecdsa_shared,
+        starkbank_ecdsa_secret_paths,
     ),
 )

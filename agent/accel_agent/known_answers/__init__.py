@@ -89,6 +89,13 @@ def rsa_key(value: Any) -> tuple[int, int, int, int, int]:
     return n, integer(value["e"]), d, p, q
 
 
+def dsa_key(value: Any) -> tuple[int, int, int, int, int]:
+    """``{"p", "q", "g", "x", "y"}`` as the tuple ``(p, q, g, y, x)``."""
+    if not isinstance(value, dict) or set(value) != {"p", "q", "g", "x", "y"}:
+        raise ValueError("not a DSA key")
+    return tuple(big_integer(value[name]) for name in "pqgyx")
+
+
 def path(name: str) -> str:
     """Where the set ``name`` lives (it may not exist)."""
     return os.path.join(_HERE, name + ".json")

@@ -75,6 +75,7 @@ class EcdsaProvider(_NistKeys):
         self._random = {oid: ecdsa(utils.Prehashed(a)) for oid, a in self._by_oid.items()}
         self._deterministic = self._deterministic_variants(ecdsa, utils)
         self._order: int | None = None
+        self._point_encoding: tuple | None = None
 
     def _deterministic_variants(self, ecdsa, utils) -> dict[str, object]:
         """RFC 6979 signing (cryptography 44 and OpenSSL 3.2 or later), or {} where absent."""
@@ -102,6 +103,24 @@ class EcdsaProvider(_NistKeys):
         """A DER signature; the nonce is random, or RFC 6979's with ``deterministic``."""
         table = self._deterministic if deterministic else self._random
         return private_key.sign(digest, table[oid])
+
+    def multiply_generator(self, k: int) -> tuple[int, int]:
+        """The affine coordinates of k·G, for 0 < k < n (ValueError otherwise).
+
+        For a library that signs with its own nonce and needs the nonce's
+        point itself (starkbank-ecdsa's recovery id is the parity of its y).
+        OpenSSL's multiplication by the generator is constant-time.
+        """
+        encoding = self._point_encoding
+        if encoding is None:
+            serialization = cryptography_module("hazmat.primitives.serialization")
+            encoding = self._point_encoding = (
+                serialization.Encoding.X962,
+                serialization.PublicFormat.UncompressedPoint,
+            )
+        point = self._ec.derive_private_key(k, self.curve).public_key().public_bytes(*encoding)
+        size = len(point) // 2  # 04 || x || y
+        return int.from_bytes(point[1 : size + 1], "big"), int.from_bytes(point[size + 1 :], "big")
 
     def decode_der(self, signature: bytes) -> tuple[int, int]:
         """(r, s) of a DER signature; ValueError when it is not DER."""

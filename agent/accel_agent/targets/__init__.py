@@ -11,6 +11,7 @@ from accel_agent.targets.pyaes import hooks as _pyaes_hooks
 from accel_agent.targets.pycryptodome import hooks as _pycryptodome_hooks
 from accel_agent.targets.python_ecdsa import hooks as _python_ecdsa_hooks
 from accel_agent.targets.python_rsa import hooks as _python_rsa_hooks
+from accel_agent.targets.starkbank_ecdsa import hooks as _starkbank_ecdsa_hooks
 
 # watched module name -> patch function spec
 HOOKS: dict[str, str] = dict(_pycryptodome_hooks())
@@ -28,3 +29,5 @@ HOOKS.update(_python_rsa_hooks())
 HOOKS.update(_python_ecdsa_hooks())
 # pyaes: its mode classes and block feeders.
 HOOKS.update(_pyaes_hooks())
+# starkbank-ecdsa: its Ecdsa class, in ellipticcurve.ecdsa.
+HOOKS.update(_starkbank_ecdsa_hooks())

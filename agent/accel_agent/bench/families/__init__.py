@@ -62,6 +62,7 @@ FAMILIES = (
     "hashes",
     "pubkey",
     "python_ecdsa",
+    "starkbank_ecdsa",
     "pyaes",
     "python_rsa",
     "apps",

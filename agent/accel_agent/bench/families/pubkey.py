@@ -18,10 +18,10 @@ from __future__ import annotations
 
 from Crypto.Cipher import PKCS1_OAEP
 from Crypto.Hash import SHA256
-from Crypto.PublicKey import ECC, RSA
+from Crypto.PublicKey import DSA, ECC, RSA
 from Crypto.Signature import DSS, eddsa, pkcs1_15, pss
 from cryptography.hazmat.primitives import hashes
-from cryptography.hazmat.primitives.asymmetric import ec, ed25519, padding, rsa
+from cryptography.hazmat.primitives.asymmetric import dsa, ec, ed25519, padding, rsa
 
 from accel_agent.bench.families import Row, random_bytes
 
@@ -326,6 +326,88 @@ def _ephemeral_ecdh(size: int):
     return pycryptodome, direct_call
 
 
+# --------------------------------------------------------------------------- DSA
+
+_dsa_keys: dict = {}
+
+
+def dsa_pair(bits: int):
+    """(pycryptodome DSA key, the same key in pyca/cryptography), made once per size."""
+    if bits not in _dsa_keys:
+        direct = dsa.generate_private_key(bits)
+        numbers = direct.private_numbers()
+        public = numbers.public_numbers
+        domain = public.parameter_numbers
+        key = DSA.construct((public.y, domain.g, domain.p, domain.q, numbers.x))
+        _dsa_keys[bits] = (key, direct)
+    return _dsa_keys[bits]
+
+
+def _dsa_sign(bits: int):
+    def build(size: int):
+        key, direct = dsa_pair(bits)
+
+        def pycryptodome():
+            return _length(DSS.new(key, "fips-186-3").sign(SHA256.new(MESSAGE)))
+
+        def direct_call():
+            direct.sign(MESSAGE, hashes.SHA256())
+            return b"%d" % (2 * ((key.q.bit_length() + 7) // 8))  # binary: r || s
+
+        return pycryptodome, direct_call
+
+    return build
+
+
+def _dsa_deterministic(bits: int):
+    """RFC 6979: native by choice under the agent; the direct column signs with a random nonce
+    (pyca/cryptography has no deterministic DSA), the nearest thing it has."""
+
+    def build(size: int):
+        key, direct = dsa_pair(bits)
+
+        def pycryptodome():
+            return _length(DSS.new(key, "deterministic-rfc6979").sign(SHA256.new(MESSAGE)))
+
+        def direct_call():
+            direct.sign(MESSAGE, hashes.SHA256())
+            return b"%d" % (2 * ((key.q.bit_length() + 7) // 8))
+
+        return pycryptodome, direct_call
+
+    return build
+
+
+def _dsa_verify(bits: int):
+    def build(size: int):
+        key, direct = dsa_pair(bits)
+        public, direct_public = key.public_key(), direct.public_key()
+        signature = direct.sign(MESSAGE, hashes.SHA256())
+
+        def pycryptodome():
+            DSS.new(public, "fips-186-3", "der").verify(SHA256.new(MESSAGE), signature)
+            return OK
+
+        def direct_call():
+            direct_public.verify(signature, MESSAGE, hashes.SHA256())
+            return OK
+
+        return pycryptodome, direct_call
+
+    return build
+
+
+def _dsa_generate(size: int):
+    def pycryptodome():
+        return b"%d" % int(DSA.generate(1024).p).bit_length()
+
+    def direct_call():
+        dsa.generate_private_key(1024)
+        return b"1024"
+
+    return pycryptodome, direct_call
+
+
 SIZES = (MESSAGE_SIZE,)
 
 ROWS = (
@@ -349,4 +431,8 @@ ROWS = (
     Row("rsa2048 keygen", "rsa-keygen", _rsa_generate(2048), SIZES),
     Row("p256 keygen", "ecc-keygen", _ecc_generate, SIZES),
     Row("p256 ephemeral ecdh", "ecdh-p256", _ephemeral_ecdh, SIZES),
+    Row("dsa2048 sign", "dsa", _dsa_sign(2048), SIZES),
+    Row("dsa2048 det sign", "dsa", _dsa_deterministic(2048), SIZES),
+    Row("dsa2048 verify", "dsa", _dsa_verify(2048), SIZES),
+    Row("dsa1024 keygen", "dsa-keygen", _dsa_generate, SIZES),
 )

@@ -29,6 +29,7 @@ _PATCHES = {
     # Public keys (issue 6). "Cipher.oaep" exists in pycryptodome 4.x only.
     "PublicKey.RSA": "accel_agent.targets.pycryptodome.pubkey:patch_rsa",
     "PublicKey.ECC": "accel_agent.targets.pycryptodome.pubkey:patch_ecc",
+    "PublicKey.DSA": "accel_agent.targets.pycryptodome.pubkey:patch_dsa",
     "Signature.pkcs1_15": "accel_agent.targets.pycryptodome.signature:patch_pkcs1_15",
     "Signature.pss": "accel_agent.targets.pycryptodome.signature:patch_pss",
     "Signature.DSS": "accel_agent.targets.pycryptodome.signature:patch_dss",

@@ -1,6 +1,6 @@
 """A pycryptodome key's OpenSSL twin: made on first use, kept on the key object.
 
-pycryptodome's ``RsaKey`` and ``EccKey`` stay the user's objects (import,
+pycryptodome's ``RsaKey``, ``EccKey`` and ``DsaKey`` stay the user's objects (import,
 export, attributes, equality: all native). The first accelerated operation
 on a key converts it into the pyca/cryptography key with the same numbers
 and stores it in the key's own ``__dict__``, so it lives and dies with the
@@ -41,7 +41,7 @@ class Twins:
         self.encoded: Any = None
 
 
-_KEY_CLASSES = frozenset(("RsaKey", "EccKey"))
+_KEY_CLASSES = frozenset(("RsaKey", "EccKey", "DsaKey"))
 
 
 def _twins(key: Any) -> Twins | None:
@@ -120,6 +120,40 @@ def rsa_public(key: Any, provider: Any) -> Any:
     twin = twins.public
     if twin is None:
         twin = _made(twins, "public", lambda: provider.load_public(int(key.n), int(key.e)))
+    return twin or None
+
+
+# --------------------------------------------------------------------------- DSA
+
+
+def dsa_private(key: Any, provider: Any) -> Any:
+    """The OpenSSL private key of a ``DsaKey`` (its domain, y and x), or None."""
+    twins = _twins(key)
+    if twins is None:
+        return None
+    twin = twins.private
+    if twin is None:
+        numbers = key._key
+        twin = _made(
+            twins,
+            "private",
+            lambda: provider.load_private(*(int(numbers[name]) for name in "pqgyx")),
+        )
+    return twin or None
+
+
+def dsa_public(key: Any, provider: Any) -> Any:
+    twins = _twins(key)
+    if twins is None:
+        return None
+    twin = twins.public
+    if twin is None:
+        numbers = key._key
+        twin = _made(
+            twins,
+            "public",
+            lambda: provider.load_public(*(int(numbers[name]) for name in "pqgy")),
+        )
     return twin or None
 
 

@@ -15,6 +15,12 @@ operation does not convert them again.
   random seed from which pycryptodome derives everything: they stay
   native, which is as fast.
 
+* ``DSA.generate(bits)`` for 1024 and 3072 bits, without ``domain``:
+  OpenSSL makes the domain (FIPS 186-4 A.1.1.2, q of 160 and 256 bits, as
+  native's) and the key. 2048 bits stays native: OpenSSL's q has 256 bits
+  there, pycryptodome's 224 (signatures of another length). A ``domain``
+  given stays native (native checks it, with its own errors).
+
 A ``randfunc`` given by the user is always honoured: the call is native.
 """
 
@@ -144,3 +150,47 @@ def _key_builder(module: ModuleType):
         return key
 
     return build
+
+
+# DSA sizes OpenSSL generates as pycryptodome does (see the module's docstring).
+DSA_SIZES = frozenset((1024, 3072))
+_DSA_PARAMETERS = ("bits", "randfunc", "domain")
+
+
+def patch_dsa(module: ModuleType) -> None:
+    """Install ``DSA.generate`` through OpenSSL for the sizes of :data:`DSA_SIZES`."""
+    original_generate = module.generate
+    slot = registry.slot("dsa-keygen")
+
+    def generate(*args: Any, **kwargs: Any) -> Any:
+        values = dict(zip(_DSA_PARAMETERS, args))
+        bits = values.get("bits", kwargs.get("bits"))
+        if (
+            len(args) <= len(_DSA_PARAMETERS)
+            and kwargs.keys() <= set(_DSA_PARAMETERS)
+            and not values.keys() & kwargs.keys()
+            and type(bits) is int
+            and bits in DSA_SIZES
+            and values.get("randfunc", kwargs.get("randfunc")) is None
+            and values.get("domain", kwargs.get("domain")) is None
+        ):
+            provider = slot.get()
+            if provider:
+                try:
+                    p, q, g, y, x, private = provider.generate(bits)
+                except Exception:  # noqa: BLE001 - native generates
+                    private = None
+                if private is not None:
+                    integer = module.Integer
+                    # The components in native's order, as Integers, as native builds them.
+                    key = module.DsaKey(
+                        {"y": integer(y), "g": integer(g), "p": integer(p), "q": integer(q),
+                         "x": integer(x)}
+                    )  # fmt: skip
+                    twins.attach(key, private, private.public_key())
+                    slot.calls += 1
+                    return key
+        return original_generate(*args, **kwargs)
+
+    functools.update_wrapper(generate, original_generate)
+    patching.patch_attribute(module, "generate", generate)

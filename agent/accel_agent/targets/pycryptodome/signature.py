@@ -20,8 +20,10 @@ Each module's ``new`` returns an accelerated subclass of the native scheme
   EdDSA's cofactored equation only). A failed verification thus costs
   OpenSSL's time plus native's; a valid one costs OpenSSL's.
 * Anything else (a hash OpenSSL does not know, a custom mask function,
-  EdDSA pre-hashed or with a context, DSA keys, secp256k1, a key OpenSSL
-  refuses, an exception from OpenSSL) is served natively.
+  EdDSA pre-hashed or with a context, secp256k1, a key OpenSSL refuses, an
+  exception from OpenSSL) is served natively.
+* DSA keys (:mod:`._dss_dsa`): random-nonce signing and verification;
+  RFC 6979 DSA signing stays native.
 
 Verification is constant-time where native is: OpenSSL compares the
 encodings; none of these operations handle secrets besides signing.
@@ -32,7 +34,7 @@ from __future__ import annotations
 import functools
 
 from accel_agent import patching, registry
-from accel_agent.targets.pycryptodome import _buffers
+from accel_agent.targets.pycryptodome import _buffers, _dss_dsa
 from accel_agent.targets.pycryptodome import _pubkey_twins as twins
 from accel_agent.targets.pycryptodome._pubkey_common import (
     accelerated_class,
@@ -175,22 +177,27 @@ def patch_pss(module: ModuleType) -> None:
 
 
 def patch_dss(module: ModuleType) -> None:
-    """``DSS.new`` returns ECDSA schemes on P-256/384/521 whose sign/verify go to OpenSSL.
+    """``DSS.new`` returns ECDSA (P-256/384/521) and DSA schemes whose sign/verify go to OpenSSL.
 
-    DSA keys and secp256k1 keep their native schemes (the subclass serves
-    only the curves it has a primitive for).
+    secp256k1 keys keep their native behaviour (the subclass serves only
+    the curves it has a primitive for).
     """
     slots = with_curve_names({c: registry.slot(name) for c, name in ECDSA_PRIMITIVES.items()})
+    dsa_slot = registry.slot("dsa")
+    dsa_key = module.DsaKey
     classes = {}
     for class_name, deterministic in (
         ("DeterministicDsaSigScheme", True),
         ("FipsEcDsaSigScheme", False),
+        ("FipsDsaSigScheme", False),
     ):
         native_cls = getattr(module, class_name)
-        methods = _dss_methods(native_cls, slots, deterministic)
+        methods = _dss_methods(native_cls, slots, deterministic, dsa_slot, dsa_key)
         classes[native_cls] = accelerated_class(native_cls, methods)
     patch_new(module, classes)
-    _install_fast_dss_new(module, classes[module.FipsEcDsaSigScheme], slots)
+    _install_fast_dss_new(
+        module, classes[module.FipsEcDsaSigScheme], slots, classes[module.FipsDsaSigScheme]
+    )
 
 
 # What a FIPS ECDSA scheme holds besides its key, in 3.x and 4.x: all of it
@@ -200,7 +207,9 @@ _DSS_TEMPLATE_ATTRIBUTES = frozenset(
 )
 
 
-def _install_fast_dss_new(module: ModuleType, accelerated: type, curves: dict) -> None:
+def _install_fast_dss_new(
+    module: ModuleType, accelerated: type, curves: dict, accelerated_dsa: type
+) -> None:
     """``DSS.new(key, "fips-186-3"[, encoding])`` without native's per-call arithmetic.
 
     The scheme's attributes other than its key are the same for every key
@@ -208,20 +217,54 @@ def _install_fast_dss_new(module: ModuleType, accelerated: type, curves: dict) -
     ``new`` for a curve and encoding is kept as a template, and later
     calls of that exact shape copy it (4.x's ``new`` spends several
     microseconds on big-integer arithmetic that ECDSA through OpenSSL
-    otherwise takes less than a tenth of). Any other shape goes to ``new``.
+    otherwise takes less than a tenth of). A DSA key's scheme is the same
+    for every key with its q and the size of its p (native's ``new`` checks
+    that pair and converts q, about 45 us, a tenth of a DSA-2048 signature
+    through OpenSSL): templates by (q, size of p, encoding). Any other shape
+    goes to ``new``.
     """
     wrapped_new = module.new
-    ecc_key = module.EccKey
+    ecc_key, dsa_key = module.EccKey, module.DsaKey
     templates: dict[tuple[str, str], dict] = {}
+    dsa_templates: dict[tuple[int, int, str], dict] = {}
+
+    def new_dsa(key: Any, encoding: Any) -> Any:
+        numbers = key._key
+        try:
+            shape = (int(numbers["q"]), int(numbers["p"]).bit_length(), encoding)
+        except Exception:  # noqa: BLE001 - components native code will judge
+            return wrapped_new(key, "fips-186-3", encoding)
+        template = dsa_templates.get(shape)
+        if template is not None:
+            scheme = object.__new__(accelerated_dsa)
+            # The key first, as native's __init__ sets it: a deepcopy meets
+            # the attributes in this order, and the key's error comes first.
+            scheme._key = key
+            scheme.__dict__.update(template)
+            return scheme
+        scheme = wrapped_new(key, "fips-186-3", encoding)
+        state = dict(vars(scheme))
+        del state["_key"]
+        if type(scheme) is accelerated_dsa and state.keys() <= _DSS_TEMPLATE_ATTRIBUTES:
+            dsa_templates[shape] = state
+        return scheme
 
     def new(key: Any, mode: Any, *args: Any, **kwargs: Any) -> Any:
+        if (
+            type(key) is dsa_key
+            and mode == "fips-186-3"
+            and type(mode) is str
+            and not kwargs
+            and (not args or (len(args) == 1 and args[0] in ("binary", "der")))
+        ):
+            return new_dsa(key, args[0] if args else "binary")
         if type(key) is ecc_key and mode == "fips-186-3" and type(mode) is str and not kwargs:
             encoding = args[0] if len(args) == 1 else "binary" if not args else None
             template = templates.get((key.curve, encoding))
             if template is not None:
                 scheme = object.__new__(accelerated)
+                scheme._key = key  # first, as native's __init__ sets it
                 scheme.__dict__.update(template)
-                scheme._key = key
                 return scheme
             if encoding in ("binary", "der") and key.curve in curves:
                 scheme = wrapped_new(key, mode, encoding)
@@ -236,10 +279,21 @@ def _install_fast_dss_new(module: ModuleType, accelerated: type, curves: dict) -
     patching.patch_attribute(module, "new", new)
 
 
-def _dss_methods(native_cls: type, slots: dict, deterministic: bool) -> dict:
+def _dss_methods(
+    native_cls: type, slots: dict, deterministic: bool, dsa_slot: Any, dsa_key: type
+) -> dict:
     native_sign, native_verify = native_cls.sign, native_cls.verify
 
     def sign(self: Any, msg_hash: Any) -> bytes:
+        if type(self._key) is dsa_key:
+            # RFC 6979 DSA stays native (see _dss_dsa); a randfunc of the user's too.
+            provider = not deterministic and self._randfunc is None and dsa_slot.get()
+            if provider:
+                signature = _dss_dsa.sign(self, provider, msg_hash)
+                if signature is not None:
+                    dsa_slot.calls += 1
+                    return signature
+            return native_sign(self, msg_hash)
         slot = slots.get(getattr(self._key, "curve", None))
         provider = slot and slot.get()
         if provider and (provider.deterministic if deterministic else self._randfunc is None):
@@ -250,6 +304,12 @@ def _dss_methods(native_cls: type, slots: dict, deterministic: bool) -> dict:
         return native_sign(self, msg_hash)
 
     def verify(self: Any, msg_hash: Any, signature: Any) -> bool:
+        if type(self._key) is dsa_key:
+            provider = dsa_slot.get()
+            if provider and _dss_dsa.verify(self, provider, msg_hash, signature):
+                dsa_slot.calls += 1
+                return False  # what native's verify returns for a valid signature
+            return native_verify(self, msg_hash, signature)
         slot = slots.get(getattr(self._key, "curve", None))
         provider = slot and slot.get()
         if provider and _ecdsa_verify(self, provider, msg_hash, signature):

@@ -1,0 +1,96 @@
+"""starkbank-ecdsa rows: its signing and verification against pyca/cryptography.
+
+Each row is one operation with a key made once (as servers hold theirs), on
+a 32-character message hashed with SHA-256 inside the call, in both
+columns. The starkbank-ecdsa column is what its users write
+(``Ecdsa.sign(message, privateKey)``, ``Ecdsa.verify(message, signature,
+publicKey)``); its "native" run is the library's pure-Python arithmetic.
+Its signatures are hedged (random), so a signature is compared by a
+fixed-size summary, a verification by ``b"ok"``. On secp256k1 signing stays
+native by choice (OpenSSL's point multiplication on that curve is not
+faster here): its row shows it.
+"""
+
+from __future__ import annotations
+
+from cryptography.hazmat.primitives import hashes
+from cryptography.hazmat.primitives.asymmetric import ec
+from ellipticcurve import Ecdsa, PrivateKey, Signature
+from ellipticcurve import curve as curves
+
+from accel_agent.bench.families import Row, random_bytes
+
+NAME = "starkbank_ecdsa"
+TITLE = (
+    "starkbank-ecdsa: one operation with a key made once, 32-character message, SHA-256; "
+    "native = starkbank-ecdsa's own pure-Python code"
+)
+
+MESSAGE_SIZE = 32
+MESSAGE = random_bytes(MESSAGE_SIZE).hex()[:MESSAGE_SIZE]
+OK = b"ok"
+SIZES = (MESSAGE_SIZE,)
+
+# starkbank-ecdsa curve -> pyca/cryptography curve
+_CURVES = {
+    "secp256k1": (curves.secp256k1, ec.SECP256K1()),
+    "prime256v1": (curves.prime256v1, ec.SECP256R1()),
+}
+_keys: dict = {}
+
+
+def key_pair(curve: str):
+    """(starkbank-ecdsa PrivateKey, its PublicKey, the same key in pyca/cryptography)."""
+    if curve not in _keys:
+        stark_curve, direct_curve = _CURVES[curve]
+        direct = ec.generate_private_key(direct_curve)
+        private = PrivateKey(curve=stark_curve, secret=direct.private_numbers().private_value)
+        _keys[curve] = (private, private.publicKey(), direct)
+    return _keys[curve]
+
+
+def _sign(curve: str):
+    def build(size: int):
+        private, _public, direct = key_pair(curve)
+        algorithm = ec.ECDSA(hashes.SHA256())
+        data = MESSAGE.encode()
+
+        def starkbank():
+            return b"%d" % len(Ecdsa.sign(MESSAGE, private).toDer()[:2])
+
+        def direct_call():
+            direct.sign(data, algorithm)
+            return b"2"
+
+        return starkbank, direct_call
+
+    return build
+
+
+def _verify(curve: str):
+    def build(size: int):
+        _private, public, direct = key_pair(curve)
+        algorithm = ec.ECDSA(hashes.SHA256())
+        data = MESSAGE.encode()
+        der = direct.sign(data, algorithm)
+        signature = Signature.fromDer(der)
+        direct_public = direct.public_key()
+
+        def starkbank():
+            return OK if Ecdsa.verify(MESSAGE, signature, public) else b"invalid"
+
+        def direct_call():
+            direct_public.verify(der, data, algorithm)
+            return OK
+
+        return starkbank, direct_call
+
+    return build
+
+
+ROWS = (
+    Row("p256 sign", "ecdsa-p256", _sign("prime256v1"), SIZES),
+    Row("p256 verify", "ecdsa-p256", _verify("prime256v1"), SIZES),
+    Row("secp256k1 sign", "ecdsa-secp256k1", _sign("secp256k1"), SIZES),
+    Row("secp256k1 verify", "ecdsa-secp256k1", _verify("secp256k1"), SIZES),
+)
