@@ -17,6 +17,10 @@ import functools
 from accel_agent.providers import hash_algorithms
 from accel_agent.providers.base import ProviderUnavailable
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Callable
+
 HASHLIB, OPENSSL = "hashlib", "openssl"
 
 HMAC_NAMES = frozenset(a.hashlib_name for a in hash_algorithms.fixed_length())
@@ -51,6 +55,16 @@ def openssl_constructor(openssl_name: str, backend: str = HASHLIB):
     if openssl_name.startswith("shake_"):
         return _openssl_hash().shake_constructor(openssl_name)
     return _openssl_hash().constructor(openssl_name)
+
+
+def hashlib_constructor(hashlib_name: str, builtin: Callable) -> Callable | None:
+    """A constructor with hashlib's interface on pyca/cryptography's OpenSSL, or None.
+
+    For a ``hashlib`` whose interpreter has no OpenSSL-backed constructor for
+    the hash: ``builtin`` (the interpreter's own) still serves short messages
+    (:data:`accel_agent.providers._openssl_hash.SWITCH_AT`).
+    """
+    return _openssl_hash().constructor(hashlib_name, builtin)
 
 
 class HashProvider:
