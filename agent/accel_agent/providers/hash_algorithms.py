@@ -27,6 +27,7 @@ class HashAlgorithm:
         "block_size",
         "signing_oid",
         "fixed_size",
+        "optional",
     )
 
     def __init__(
@@ -38,6 +39,7 @@ class HashAlgorithm:
         block_size: int,
         signing_oid: str | None = None,
         fixed_size: bool = False,
+        optional: bool = False,
     ) -> None:
         self.primitive = primitive  # the catalog's name: "sha512-256"
         self.hashlib_name = hashlib_name  # OpenSSL's, as hashlib.new takes it: "sha512_256"
@@ -48,6 +50,8 @@ class HashAlgorithm:
         self.signing_oid = signing_oid
         # cryptography's class takes the digest size as an argument (BLAKE2's one size).
         self.fixed_size = fixed_size
+        # Absent from some OpenSSL builds by design: there, native by choice.
+        self.optional = optional
 
     @property
     def xof(self) -> bool:
@@ -72,6 +76,10 @@ ALGORITHMS: tuple[HashAlgorithm, ...] = (
     HashAlgorithm("sha3-256", "sha3_256", "SHA3_256", 32, 136, _NIST + "8"),
     HashAlgorithm("sha3-384", "sha3_384", "SHA3_384", 48, 104, _NIST + "9"),
     HashAlgorithm("sha3-512", "sha3_512", "SHA3_512", 64, 72, _NIST + "10"),
+    # In OpenSSL 3.0.7 and later's default provider (earlier 3.0: the legacy one
+    # only); pyca/cryptography has no class for it. No signing entry: the
+    # public-key providers leave RIPEMD-160 signatures to native code.
+    HashAlgorithm("ripemd160", "ripemd160", "RIPEMD160", 20, 64, optional=True),
     HashAlgorithm("shake128", "shake_128", "SHAKE128", None, 168),
     HashAlgorithm("shake256", "shake_256", "SHAKE256", None, 136),
     # OpenSSL's BLAKE2 has one digest size and no key: the target uses it for

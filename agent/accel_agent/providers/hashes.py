@@ -15,7 +15,7 @@ from __future__ import annotations
 import functools
 
 from accel_agent.providers import hash_algorithms
-from accel_agent.providers.base import ProviderUnavailable
+from accel_agent.providers.base import AlgorithmAbsent, ProviderUnavailable
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -75,6 +75,8 @@ class HashProvider:
         openssl_name = algorithm.hashlib_name
         new = openssl_constructor(openssl_name, backend)
         if new is None:
+            if algorithm.optional:
+                raise AlgorithmAbsent("this OpenSSL has no %s" % openssl_name)
             raise ProviderUnavailable("OpenSSL has no %s here" % openssl_name)
         self.name = backend
         self.primitive = primitive

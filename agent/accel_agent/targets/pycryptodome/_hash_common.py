@@ -133,16 +133,20 @@ class ResolvedProvider:
         self.provider = None
 
 
-def patch_oneshot(module: ModuleType, slot: registry.Slot) -> None:
-    """4.x's module-level ``digest(data)``: same bytes as ``new(data).digest()``."""
+def patch_oneshot(module: ModuleType, slot: registry.Slot, native_from: int | None = None) -> None:
+    """4.x's module-level ``digest(data)``: same bytes as ``new(data).digest()``.
+
+    ``native_from``: the message size from which native is faster, if any.
+    """
     native_digest = getattr(module, "digest", None)
     if native_digest is None or not callable(native_digest):
         return
     resolved = ResolvedProvider(slot)
+    limit = native_from if native_from is not None else float("inf")
 
     def digest(data):
         provider = resolved.provider or resolved.get()
-        if provider is not None and type(data) is bytes:
+        if provider is not None and type(data) is bytes and len(data) < limit:
             slot.calls += 1
             return provider.new(data).digest()
         return native_digest(data)

@@ -38,7 +38,7 @@ import functools
 import importlib
 import sys
 
-from accel_agent import patching, registry, speedups
+from accel_agent import calibration, patching, registry, speedups
 from accel_agent.targets.pycryptodome import _native_shape
 from accel_agent.targets.pycryptodome._hash_common import (
     Coercer,
@@ -102,6 +102,9 @@ MODULES: dict[str, HashModule] = {
     "Hash.SHAKE256": HashModule("shake256", SHAKE),
     "Hash.BLAKE2b": HashModule("blake2b", BLAKE2),
     "Hash.BLAKE2s": HashModule("blake2s", BLAKE2),
+    "Hash.RIPEMD160": HashModule("ripemd160", MERKLE_DAMGARD),
+    # pycryptodome's deprecated alias: RIPEMD160's new, block_size, digest_size
+    "Hash.RIPEMD": HashModule(None, ALIAS, alias_of="Hash.RIPEMD160"),
 }
 
 
@@ -240,7 +243,13 @@ def _installed_new(module: ModuleType, cls: type, slot: registry.Slot, slow_new:
 
 
 def patch_merkle_damgard(module: ModuleType, entry: HashModule) -> None:
-    """MD5, SHA-1, SHA-224/256/384, RIPEMD-160: ``new(data=None)``."""
+    """MD5, SHA-1, SHA-224/256/384, RIPEMD-160: ``new(data=None)``.
+
+    Where calibration names a size from which native is faster
+    (:func:`calibration.native_from_size`: RIPEMD-160 on OpenSSL 3.0), a
+    one-shot message that long goes to native, and the flat fast path (which
+    does not look at sizes) stays off.
+    """
     native_new = module.new
     native_obj = native_new()
     slot = registry.slot(entry.primitive)
@@ -248,35 +257,44 @@ def patch_merkle_damgard(module: ModuleType, entry: HashModule) -> None:
     cls = _merkle_damgard_class(
         type(native_obj), class_facts(native_obj), front, MerkleDamgardHash.__init__
     )
+    native_from = calibration.native_from_size(entry.primitive)
 
     def slow_new(data: Any) -> Any:
         provider = slot.get()
         if provider is None:
             return native_new(data)
-        set_ctor(provider.new)
+        if native_from is None:
+            set_ctor(provider.new)
+        elif type(data) is bytes and len(data) >= native_from:
+            return native_new(data)
         return front.fresh(data)
 
     installed, set_ctor = _installed_new(module, cls, slot, slow_new)
     patching.patch_attribute(module, "new", installed)  # named by hash_new
-    patch_oneshot(module, slot)
+    patch_oneshot(module, slot, native_from)
 
 
 def patch_alias(module: ModuleType, entry: HashModule) -> None:
     """A module that re-exports another's ``new`` (``Hash.RIPEMD``): the patched one.
 
     It imports the other module first, whose hook patched it then, so its
-    ``new`` is usually the agent's already; one bound earlier is replaced.
+    ``new`` is usually the agent's already. Either way the registry of
+    originals records native's ``new`` for it (what ``restore_all`` puts
+    back, and what a native run sees), and the agent's is installed.
     """
     prefix = module.__name__.split(".", 1)[0]
     source = sys.modules.get("%s.%s" % (prefix, entry.alias_of))
-    if source is None or module.new is source.new:
+    if source is None:
         return
     try:
         original = patching.get_original(source.__name__, "new")
     except KeyError:
         return  # the source is not patched: nothing to follow
-    if module.new is original:
-        patching.patch_attribute(module, "new", source.new)
+    if module.new is not original and module.new is not source.new:
+        return  # the program replaced it: leave it be
+    if not patching.is_patched(module.__name__, "new"):
+        patching.set_value(module, "new", original)  # recorded as the original just below
+    patching.patch_attribute(module, "new", source.new)
 
 
 # --------------------------------------------------------------------------- SHA-512 and /t
