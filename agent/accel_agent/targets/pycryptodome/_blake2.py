@@ -21,6 +21,7 @@ from accel_agent.providers import hash_algorithms
 from accel_agent.targets.pycryptodome import _native_shape
 from accel_agent.targets.pycryptodome._hash_common import (
     Coercer,
+    SealedAfterDigest,
     class_facts,
     install,
     name_like,
@@ -93,7 +94,7 @@ class Blake2Front:
         return obj, provider.new
 
 
-class Blake2Hash:
+class Blake2Hash(SealedAfterDigest):
     """BLAKE2 objects on OpenSSL; ``_front`` is the module's :class:`Blake2Front`."""
 
     __slots__ = ()
@@ -106,22 +107,6 @@ class Blake2Hash:
         self._after = update_after_digest
         if type(self) is front.cls:
             self.__class__ = front.twin
-
-    def update(self, data):
-        if self._done and not self._after:
-            self._front.refuse_update()
-        if type(data) is bytes or plain(data):
-            self._h.update(data)
-        else:
-            self._h.update(self._front.coerce(data))
-        return self
-
-    def digest(self):
-        self._done = True
-        return self._h.digest()
-
-    def hexdigest(self):
-        return self.digest().hex()
 
     def new(self, **kwargs):
         if "digest_bytes" not in kwargs and "digest_bits" not in kwargs:

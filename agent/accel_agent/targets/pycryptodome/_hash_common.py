@@ -104,6 +104,37 @@ def own_init(function: Callable, native_cls: type) -> Callable:
     return copy
 
 
+class SealedAfterDigest:
+    """SHA-3's and BLAKE2's rule: ``update`` after ``digest`` only with ``update_after_digest``.
+
+    A mixin of the module-level hash classes whose objects hold ``_h`` (the
+    OpenSSL object), ``_done`` and ``_after``; their ``_front`` says how native
+    refuses (``refuse_update``) and coerces (``coerce``).
+    """
+
+    __slots__ = ()
+    _front: Any
+    _h: Any
+    _done: bool
+    _after: bool
+
+    def update(self, data):
+        if self._done and not self._after:
+            self._front.refuse_update()
+        if type(data) is bytes or plain(data):
+            self._h.update(data)
+        else:
+            self._h.update(self._front.coerce(data))
+        return self
+
+    def digest(self):
+        self._done = True
+        return self._h.digest()
+
+    def hexdigest(self):
+        return self.digest().hex()
+
+
 def install(module: ModuleType, name: str, replacement: Callable) -> None:
     """Put ``replacement`` in place of ``module.name``, named and documented as the original."""
     functools.update_wrapper(replacement, getattr(module, name))

@@ -19,6 +19,7 @@ from accel_agent import registry
 from accel_agent.targets.pycryptodome import _native_shape
 from accel_agent.targets.pycryptodome._hash_common import (
     Coercer,
+    SealedAfterDigest,
     class_facts,
     install,
     name_like,
@@ -127,7 +128,7 @@ class Sha3Front(_Front):
         return self.fresh(data, after), provider.new
 
 
-class Sha3Hash:
+class Sha3Hash(SealedAfterDigest):
     """SHA-3 objects: ``update`` returns self; after ``digest`` only with ``update_after_digest``.
 
     Native ``__init__`` runs only through ours; ``_front`` is the hash's
@@ -143,22 +144,6 @@ class Sha3Hash:
         self._after = update_after_digest
         if data:
             self.update(data)
-
-    def update(self, data):
-        if self._done and not self._after:
-            self._front.refuse_update()
-        if type(data) is bytes or plain(data):
-            self._h.update(data)
-        else:
-            self._h.update(self._front.coerce(data))
-        return self
-
-    def digest(self):
-        self._done = True
-        return self._h.digest()
-
-    def hexdigest(self):
-        return self.digest().hex()
 
     def copy(self):
         # As native: the clone starts with digest() not yet called.
