@@ -20,16 +20,19 @@ from accel_agent import calibration, messages
 BLOCKED = "import sys; sys.modules['_hashlib'] = None\n"
 
 
-def run_child(code: str, mode: str = "quiet") -> subprocess.CompletedProcess:
+def run_child(
+    code: str, mode: str = "quiet", extra_env: dict | None = None
+) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "ACCEL_"))}
     env["ACCEL_AGENT"] = mode
+    env.update(extra_env or {})
     return subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120
     )
 
 
-def child_json(code: str) -> dict:
-    result = run_child(code)
+def child_json(code: str, extra_env: dict | None = None) -> dict:
+    result = run_child(code, extra_env=extra_env)
     assert result.returncode == 0, result.stderr
     return json.loads(result.stdout.strip().splitlines()[-1])
 
@@ -81,6 +84,60 @@ def test_blocked_hashlib_gets_openssl_constructors():
     assert facts["str"] == "Strings must be encoded before hashing"
 
 
+# What a blocked hashlib serves: the report, the class's module, and the digests
+# of a long (OpenSSL's, past the switch) and a short message.
+GATED = BLOCKED + (
+    "import hashlib, json\n"
+    "from accel_agent.targets import hashlib_backend\n"
+    "long = {n: getattr(hashlib, n)(b'a' * 3000) for n in ('sha256', 'sha1')}\n"
+    "print(json.dumps({'report': {n: hashlib_backend.report()[n] for n in long},\n"
+    " 'module': {n: type(h).__module__ for n, h in long.items()},\n"
+    " 'digest': {n: h.hexdigest() for n, h in long.items()},\n"
+    " 'new': hashlib.new('sha256', b'abc').hexdigest()}))\n"
+)
+
+
+def _expected_digests() -> dict:
+    import hashlib
+
+    return {n: hashlib.new(n, b"a" * 3000).hexdigest() for n in ("sha256", "sha1")}
+
+
+def test_blocked_hashlib_excluded_primitive_stays_builtin():
+    """ACCEL_AGENT_EXCLUDE (gate 4) reaches hashlib: an excluded family keeps the builtin code."""
+    import hashlib
+
+    facts = child_json(GATED, {"ACCEL_AGENT_EXCLUDE": "sha2"})
+    assert facts["report"]["sha256"] == "builtin"
+    assert facts["report"]["sha1"].startswith("openssl (accel-agent")
+    assert facts["module"]["sha256"] in ("_sha2", "_sha256")  # CPython's builtin module
+    assert facts["module"]["sha1"] != "_sha1"
+    assert facts["digest"] == _expected_digests()
+    assert facts["new"] == hashlib.sha256(b"abc").hexdigest()
+
+
+def test_blocked_hashlib_failed_self_check_stays_builtin():
+    """A self-check that fails (gate 2) leaves that hash to the builtin code, the others not."""
+    breaking = (
+        "from accel_agent import selfcheck\n"
+        "from accel_agent.providers.base import SelfCheckFailed\n"
+        "_run = selfcheck.run\n"
+        "def run(primitive, provider):\n"
+        "    if primitive == 'sha256':\n"
+        "        raise SelfCheckFailed('broken on purpose')\n"
+        "    return _run(primitive, provider)\n"
+        "selfcheck.run = run\n"
+    )
+    result = run_child(breaking + GATED)
+    assert result.returncode == 0, result.stderr
+    facts = json.loads(result.stdout.strip().splitlines()[-1])
+    assert facts["report"]["sha256"] == "builtin"
+    assert facts["report"]["sha1"].startswith("openssl (accel-agent")
+    assert facts["module"]["sha256"] in ("_sha2", "_sha256")
+    assert facts["digest"] == _expected_digests()
+    assert "self-check of sha256" in result.stderr  # said once, on stderr
+
+
 def test_blocked_hashlib_pycryptodome_still_accelerated():
     pytest.importorskip("Crypto")
     code = BLOCKED + (
@@ -126,6 +183,23 @@ def test_stdlib_hmac_with_pycryptodome_digestmod_goes_by_name():
     assert name == "hmac-sha256"  # OpenSSL's HMAC by name, not the pure Python one
     assert tag == hmac.new(b"k", b"m", "sha256").hexdigest()
     assert tag512 == hmac.digest(b"k", b"m", "sha512").hex()
+
+
+def test_stdlib_hmac_by_name_only_through_the_gates():
+    """With the hmac primitive excluded, hmac keeps the pycryptodome digestmod it was given."""
+    pytest.importorskip("Crypto")
+    code = (
+        "import hmac, json\n"
+        "from Crypto.Hash import SHA256\n"
+        "a = hmac.new(b'k', b'm', SHA256)\n"
+        "print(json.dumps([hasattr(a, '_inner'), a.hexdigest(),\n"
+        "  hmac.digest(b'k', b'm', SHA256).hex()]))\n"
+    )
+    pure, tag, oneshot = child_json(code, {"ACCEL_AGENT_EXCLUDE": "hmac"})
+    import hmac
+
+    assert pure  # the standard library's Python HMAC over pycryptodome's SHA-256
+    assert tag == oneshot == hmac.new(b"k", b"m", "sha256").hexdigest()
 
 
 def test_status_reports_hashlib_backends():

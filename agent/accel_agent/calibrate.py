@@ -37,8 +37,15 @@ _HASH_MODULES = {
     "sha3-256": ("SHA3_256", {}),
     "sha3-384": ("SHA3_384", {}),
     "sha3-512": ("SHA3_512", {}),
+    "ripemd160": ("RIPEMD160", {}),
 }
-_PBKDF2_HASHES = {"sha1": "SHA1", "sha256": "SHA256", "sha512": "SHA512", "sha3_256": "SHA3_256"}
+_PBKDF2_HASHES = {
+    "sha1": "SHA1",
+    "sha256": "SHA256",
+    "sha512": "SHA512",
+    "sha3_256": "SHA3_256",
+    "ripemd160": "RIPEMD160",
+}
 
 
 def _speedup(native, openssl, budget_s: float) -> float:
@@ -127,6 +134,10 @@ def _pbkdf2_thresholds(budget_s: float, progress, detail: dict) -> dict[str, int
         import importlib
 
         hash_module = importlib.import_module("Crypto.Hash." + module_name)
+        try:
+            hashlib.pbkdf2_hmac(name, b"", b"", 1)
+        except ValueError:  # this OpenSSL lacks the hash (RIPEMD-160 before 3.0.7)
+            continue
         threshold = PBKDF2_CLASSES[-1] * 10  # OpenSSL faster everywhere measured
         ratios = {}
         for count in PBKDF2_CLASSES:

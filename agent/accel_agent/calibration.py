@@ -29,6 +29,9 @@ def builtin_default(primitive: str) -> str | None:
 NATIVE_FROM_SIZE: dict[str, int] = {
     "aes-ecb": 128 * 1024,
     "aes-cfb8": 1536,
+    # OpenSSL 3.0's RIPEMD-160 against pycryptodome's C, one-shot, interleaved:
+    # 4 KiB 1.28x, 8 KiB 1.14x, 16 KiB 0.99x, 1 MiB 0.90x.
+    "ripemd160": 16 * 1024,
 }
 
 
@@ -63,6 +66,9 @@ BUILTIN_THRESHOLDS: dict[str, dict[str, int]] = {
         "sha3_256": 800,
         "sha3_384": 800,
         "sha3_512": 800,
+        # pycryptodome has no C PBKDF2 loop for RIPEMD-160 (its HMAC runs in
+        # Python): OpenSSL measured 60-65x faster from 1 to 2,000 iterations.
+        "ripemd160": 2**31,
     },
 }
 

@@ -18,7 +18,7 @@ import sys
 from accel_agent import calibration, catalog, forksafe, messages
 from accel_agent import config as _config
 from accel_agent import platform as _platform
-from accel_agent.providers.base import ProviderUnavailable, SelfCheckFailed
+from accel_agent.providers.base import AlgorithmAbsent, ProviderUnavailable, SelfCheckFailed
 
 # How a primitive ended up, for status() and for assert mode.
 ACCELERATED = "accelerated"
@@ -204,6 +204,8 @@ def _decide(spec: catalog.PrimitiveSpec) -> Choice:
             provider = _load(provider_spec.factory)
         except ProviderUnavailable as exc:
             refusals[name] = str(exc)
+            if isinstance(exc, AlgorithmAbsent):
+                by_choice = refusals[name]  # nothing here to accelerate it with
             continue
         try:
             _selfcheck_run(spec.name, provider)

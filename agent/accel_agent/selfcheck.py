@@ -365,7 +365,10 @@ def check_hash(provider: Any, vectors: tuple) -> None:
 
 @_checks("hmac", label=text, hash=text, key=octets, message=octets, tag=octets)
 def check_hmac(provider: Any, vectors: tuple) -> None:
+    """Each vector whose hash the provider has (``names``: RIPEMD-160 only in some OpenSSLs)."""
     for label, name, key, message, tag in vectors:
+        if name not in provider.names:
+            continue  # the target never asks this provider for that hash
         if provider.digest(key, message, name) != tag:
             raise SelfCheckFailed("%s: wrong one-shot tag" % label)
         mac = provider.new(key, message[:5], name)

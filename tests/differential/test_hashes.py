@@ -54,6 +54,7 @@ HASHES = [
     Case("Hash.SHA512", "sha512"),
     Case("Hash.SHA512", "sha512-224", truncate="224"),
     Case("Hash.SHA512", "sha512-256", truncate="256"),
+    Case("Hash.RIPEMD160", "ripemd160"),
     Case("Hash.SHA3_224", "sha3-224"),
     Case("Hash.SHA3_256", "sha3-256"),
     Case("Hash.SHA3_384", "sha3-384"),
@@ -193,6 +194,7 @@ def test_hash_objects_where_pycryptodome_takes_them(flavour):
 # ----------------------------------------------------------------- HMAC
 
 HMAC_HASHES = ["MD5", "SHA1", "SHA224", "SHA256", "SHA384", "SHA512", "SHA3_256", "SHA3_512"]
+HMAC_HASHES.append("RIPEMD160")
 
 
 @pytest.mark.accelerates("hmac")
@@ -356,7 +358,9 @@ def test_poly1305(flavour, cipher, seed, nonce_size, blob, cut_points, kind):
     salt=st.binary(max_size=40),
     length=st.integers(-1, 200),
     count=st.one_of(st.integers(0, 1500), st.sampled_from([1, 299, 300, 301, 699, 700])),
-    hash_name=st.sampled_from(["SHA1", "SHA256", "SHA512", "SHA3_256", "MD5", "SHA224"]),
+    hash_name=st.sampled_from(
+        ["SHA1", "SHA256", "SHA512", "SHA3_256", "MD5", "SHA224", "RIPEMD160"]
+    ),
     as_object=st.booleans(),
 )
 def test_pbkdf2(flavour, password, salt, length, count, hash_name, as_object):
@@ -378,7 +382,7 @@ def test_pbkdf2(flavour, password, salt, length, count, hash_name, as_object):
     context=st.one_of(st.none(), st.binary(max_size=40)),
     key_len=st.integers(0, 300),
     num_keys=st.integers(1, 4),
-    hash_name=st.sampled_from(["SHA1", "SHA256", "SHA512", "SHA3_256"]),
+    hash_name=st.sampled_from(["SHA1", "SHA256", "SHA512", "SHA3_256", "RIPEMD160"]),
 )
 def test_hkdf(flavour, master, salt, context, key_len, num_keys, hash_name):
     def scenario(rec, kdf):

@@ -213,8 +213,16 @@ def threads_mixed_scenario(rec, module, case, threads, chunk, concurrent):
 REUSABLE = [
     c
     for c in ALL
-    if c.name.split("-")[0] in ("md5", "sha1", "sha224", "sha256", "sha384", "sha512")
-    or c.name in ("sha3-256-after", "hmac-sha256", "hmac-sha1", "hmac-sha512", "cmac-aes128")
+    if c.name.split("-")[0] in ("md5", "sha1", "sha224", "sha256", "sha384", "sha512", "ripemd160")
+    or c.name
+    in (
+        "sha3-256-after",
+        "hmac-sha256",
+        "hmac-sha1",
+        "hmac-sha512",
+        "hmac-ripemd160",
+        "cmac-aes128",
+    )
 ]
 
 

@@ -241,7 +241,7 @@ HARMLESS_CALLS = {"len", "type", "isinstance", "id", "hasattr", "getattr", "call
 # (file under agent/accel_agent, enclosing function or "*") -> why the values are public
 PUBLIC_COMPARISONS = {
     ("selfcheck.py", "*"): "known-answer vectors: published constants, nothing secret to time",
-    ("targets/pycryptodome/hashes.py", "_reads_whole_buffer"): (
+    ("targets/pycryptodome/_hash_common.py", "_reads_whole_buffer"): (
         "digests of a fixed probe, deciding how pycryptodome reads buffers"
     ),
     ("providers/rsa.py", "_probe"): (

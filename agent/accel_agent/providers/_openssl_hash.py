@@ -17,51 +17,12 @@ is the same bytes; what changes is which code computes them.
 from __future__ import annotations
 
 from accel_agent.providers.base import ProviderUnavailable
+from accel_agent.providers.hash_algorithms import BY_HASHLIB_NAME, fixed_length
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, Callable
 
-# hashlib name -> pyca/cryptography class name (SHAKE: digest length given at the end)
-ALGORITHMS = {
-    "md5": "MD5",
-    "sha1": "SHA1",
-    "sha224": "SHA224",
-    "sha256": "SHA256",
-    "sha384": "SHA384",
-    "sha512": "SHA512",
-    "sha512_224": "SHA512_224",
-    "sha512_256": "SHA512_256",
-    "sha3_224": "SHA3_224",
-    "sha3_256": "SHA3_256",
-    "sha3_384": "SHA3_384",
-    "sha3_512": "SHA3_512",
-    "shake_128": "SHAKE128",
-    "shake_256": "SHAKE256",
-    # OpenSSL's names for its only BLAKE2 shapes (the agent's BLAKE2 providers)
-    "blake2b512": "BLAKE2b",
-    "blake2s256": "BLAKE2s",
-}
-# BLAKE2 classes take their (only) digest size as an argument.
-DIGEST_SIZE_ARGUMENT = {"blake2b512": 64, "blake2s256": 32}
-BLOCK_SIZES = {
-    "md5": 64,
-    "sha1": 64,
-    "sha224": 64,
-    "sha256": 64,
-    "sha384": 128,
-    "sha512": 128,
-    "sha512_224": 128,
-    "sha512_256": 128,
-    "sha3_224": 144,
-    "sha3_256": 136,
-    "sha3_384": 104,
-    "sha3_512": 72,
-    "shake_128": 168,
-    "shake_256": 136,
-    "blake2b512": 128,
-    "blake2s256": 64,
-}
 # Below this many bytes in total the builtin code is faster than setting up
 # an OpenSSL context (measured: docs/performance.md, hashlib without _hashlib).
 SWITCH_AT = 768
@@ -77,6 +38,68 @@ def _cryptography_hashes():
     return hashes
 
 
+class OpenSSLHash:
+    """A hashlib hash object whose long messages are hashed by OpenSSL.
+
+    One subclass per algorithm (:func:`constructor`) sets the class
+    attributes: the algorithm, its facts, the builtin constructor that
+    serves short messages and the size from which OpenSSL takes over.
+    """
+
+    __slots__ = ("_pending", "_ctx")
+    _algorithm: Any
+    _name: str
+    _digest_size: int
+    _block_size: int
+    _builtin: Callable | None
+    _switch_at: int
+    _new_context: Callable
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @property
+    def digest_size(self) -> int:
+        return self._digest_size
+
+    @property
+    def block_size(self) -> int:
+        return self._block_size
+
+    def update(self, data: Any) -> None:
+        if isinstance(data, str):
+            raise TypeError("Strings must be encoded before hashing")
+        view = memoryview(data)  # TypeError for what is not a buffer, as hashlib's
+        ctx = self._ctx
+        if ctx is None:
+            if len(self._pending) + view.nbytes < self._switch_at:
+                self._pending += view.tobytes()
+                return
+            ctx = self._ctx = self._new_context(self._algorithm)
+            if self._pending:
+                ctx.update(self._pending)
+                self._pending = b""
+        if view.ndim != 1 or view.format != "B":
+            view = view.cast("B") if view.c_contiguous else view.tobytes()
+        ctx.update(view)
+
+    def digest(self) -> bytes:
+        if self._ctx is None:
+            return self._builtin(self._pending).digest()
+        return self._ctx.copy().finalize()
+
+    def hexdigest(self) -> str:
+        return self.digest().hex()
+
+    def copy(self) -> OpenSSLHash:
+        cls = type(self)
+        clone = cls.__new__(cls)
+        clone._pending = self._pending
+        clone._ctx = self._ctx.copy() if self._ctx is not None else None
+        return clone
+
+
 def constructor(name: str, builtin: Callable | None = None) -> Callable | None:
     """A hashlib-style constructor for ``name`` on cryptography's OpenSSL, or None.
 
@@ -85,73 +108,36 @@ def constructor(name: str, builtin: Callable | None = None) -> Callable | None:
     object goes to OpenSSL at once. SHAKE is not offered: OpenSSL fixes its
     output length when the context is made, hashlib asks for it at the end.
     """
-    class_name = ALGORITHMS.get(name)
-    if class_name is None or name.startswith("shake_"):
+    record = BY_HASHLIB_NAME.get(name)
+    if record is None or record.xof:
         return None
     hashes = _cryptography_hashes()
-    algorithm_class = getattr(hashes, class_name, None)
-    if algorithm_class is None:
+    algorithm = _algorithm(hashes, name)
+    if algorithm is None:
         return None
-    algorithm = algorithm_class(*_size_argument(name))
     try:
         hashes.Hash(algorithm)
     except Exception:  # noqa: BLE001 - UnsupportedAlgorithm in this OpenSSL build
         return None
-    new_context = hashes.Hash
-    digest_size = algorithm.digest_size
-    block_size = BLOCK_SIZES[name]
     switch_at = SWITCH_AT if builtin is not None else 0
+    facts = {
+        "__slots__": (),
+        "_algorithm": algorithm,
+        "_name": name,
+        "_digest_size": algorithm.digest_size,
+        "_block_size": record.block_size,
+        "_builtin": builtin,
+        "_switch_at": switch_at,
+        "_new_context": hashes.Hash,
+    }
+    cls = type("openssl_" + name, (OpenSSLHash,), facts)
+    return _new_function(cls, name)
 
-    class OpenSSLHash:
-        """A hashlib hash object whose long messages are hashed by OpenSSL."""
 
-        __slots__ = ("_pending", "_ctx")
-
-        @property
-        def name(self) -> str:
-            return name
-
-        @property
-        def digest_size(self) -> int:
-            return digest_size
-
-        @property
-        def block_size(self) -> int:
-            return block_size
-
-        def update(self, data: Any) -> None:
-            if isinstance(data, str):
-                raise TypeError("Strings must be encoded before hashing")
-            view = memoryview(data)  # TypeError for what is not a buffer, as hashlib's
-            ctx = self._ctx
-            if ctx is None:
-                if len(self._pending) + view.nbytes < switch_at:
-                    self._pending += view.tobytes()
-                    return
-                ctx = self._ctx = new_context(algorithm)
-                if self._pending:
-                    ctx.update(self._pending)
-                    self._pending = b""
-            if view.ndim != 1 or view.format != "B":
-                view = view.cast("B") if view.c_contiguous else view.tobytes()
-            ctx.update(view)
-
-        def digest(self) -> bytes:
-            if self._ctx is None:
-                return builtin(self._pending).digest()
-            return self._ctx.copy().finalize()
-
-        def hexdigest(self) -> str:
-            return self.digest().hex()
-
-        def copy(self) -> OpenSSLHash:
-            clone = OpenSSLHash.__new__(OpenSSLHash)
-            clone._pending = self._pending
-            clone._ctx = self._ctx.copy() if self._ctx is not None else None
-            return clone
-
-    OpenSSLHash.__name__ = OpenSSLHash.__qualname__ = "openssl_" + name
-    make = OpenSSLHash.__new__
+def _new_function(cls: type, name: str) -> Callable:
+    """hashlib's ``new(data=b"", *, usedforsecurity=True)`` for the objects of ``cls``."""
+    builtin, switch_at, make = cls._builtin, cls._switch_at, cls.__new__
+    new_context, algorithm = cls._new_context, cls._algorithm
 
     def new(data: Any = b"", *, usedforsecurity: bool = True, string: Any = None) -> Any:
         if string is not None:
@@ -159,7 +145,7 @@ def constructor(name: str, builtin: Callable | None = None) -> Callable | None:
         if builtin is not None and type(data) is bytes and 0 < len(data) < switch_at:
             # A short one-shot message: the builtin code is the faster path.
             return builtin(data)
-        h = make(OpenSSLHash)
+        h = make(cls)
         h._ctx = None if builtin is not None else new_context(algorithm)
         h._pending = b""
         if data:
@@ -177,24 +163,22 @@ def constructor(name: str, builtin: Callable | None = None) -> Callable | None:
 
 
 def _algorithm(hashes, name: str):
-    class_name = ALGORITHMS.get(name)
-    algorithm_class = getattr(hashes, class_name, None) if class_name else None
-    return algorithm_class(*_size_argument(name)) if algorithm_class is not None else None
-
-
-def _size_argument(name: str) -> tuple:
-    size = DIGEST_SIZE_ARGUMENT.get(name)
-    return (size,) if size is not None else ()
+    """cryptography's algorithm object for a hashlib name, or None where it lacks the class."""
+    record = BY_HASHLIB_NAME.get(name)
+    algorithm_class = getattr(hashes, record.cryptography_name, None) if record else None
+    if algorithm_class is None:
+        return None
+    return algorithm_class(record.digest_size) if record.fixed_size else algorithm_class()
 
 
 def shake_constructor(name: str) -> Callable | None:
     """``new(data=b"")`` with hashlib's SHAKE interface (``digest(length)``), or None."""
     hashes = _cryptography_hashes()
     xof_class = getattr(hashes, "XOFHash", None)  # cryptography 45+
-    class_name = ALGORITHMS.get(name)
-    if xof_class is None or class_name is None or not name.startswith("shake_"):
+    record = BY_HASHLIB_NAME.get(name)
+    if xof_class is None or record is None or not record.xof:
         return None
-    algorithm = getattr(hashes, class_name)(digest_size=2**62)
+    algorithm = getattr(hashes, record.cryptography_name)(digest_size=2**62)
 
     class OpenSSLShake:
         __slots__ = ("_ctx",)
@@ -229,9 +213,7 @@ def hmac_functions() -> tuple[Callable, Callable, frozenset]:
     hashes = _cryptography_hashes()
     from cryptography.hazmat.primitives import hmac as crypto_hmac
 
-    algorithms = {
-        name: _algorithm(hashes, name) for name in ALGORITHMS if not name.startswith("shake")
-    }
+    algorithms = {a.hashlib_name: _algorithm(hashes, a.hashlib_name) for a in fixed_length()}
     algorithms = {name: algorithm for name, algorithm in algorithms.items() if algorithm}
 
     class OpenSSLHmac:

@@ -16,6 +16,15 @@ class ProviderUnavailable(Exception):
     """
 
 
+class AlgorithmAbsent(ProviderUnavailable):
+    """This OpenSSL does not have the algorithm at all, by its build or version.
+
+    Not a fault of the installation (RIPEMD-160 before OpenSSL 3.0.7, where
+    only the legacy provider has it): when every provider says so, the
+    primitive is native by choice, not an unhealthy fallback.
+    """
+
+
 class SelfCheckFailed(Exception):
     """A known-answer test gave a wrong answer; the message names the vector, never its bytes."""
 

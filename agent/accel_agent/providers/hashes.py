@@ -14,32 +14,16 @@ from __future__ import annotations
 
 import functools
 
-from accel_agent.providers.base import ProviderUnavailable
+from accel_agent.providers import hash_algorithms
+from accel_agent.providers.base import AlgorithmAbsent, ProviderUnavailable
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Callable
 
 HASHLIB, OPENSSL = "hashlib", "openssl"
 
-# primitive -> (OpenSSL/hashlib name, digest size, block size); SHAKE: digest size None
-HASHES: dict[str, tuple[str, int | None, int]] = {
-    "md5": ("md5", 16, 64),
-    "sha1": ("sha1", 20, 64),
-    "sha224": ("sha224", 28, 64),
-    "sha256": ("sha256", 32, 64),
-    "sha384": ("sha384", 48, 128),
-    "sha512": ("sha512", 64, 128),
-    "sha512-224": ("sha512_224", 28, 128),
-    "sha512-256": ("sha512_256", 32, 128),
-    "sha3-224": ("sha3_224", 28, 144),
-    "sha3-256": ("sha3_256", 32, 136),
-    "sha3-384": ("sha3_384", 48, 104),
-    "sha3-512": ("sha3_512", 64, 72),
-    "shake128": ("shake_128", None, 168),
-    "shake256": ("shake_256", None, 136),
-    # OpenSSL's BLAKE2 has one digest size and no key: the target uses it for
-    # the default parameters only, everything else stays native.
-    "blake2b": ("blake2b512", 64, 128),
-    "blake2s": ("blake2s256", 32, 64),
-}
-HMAC_NAMES = frozenset(name for name, size, _ in HASHES.values() if size is not None)
+HMAC_NAMES = frozenset(a.hashlib_name for a in hash_algorithms.fixed_length())
 
 
 def _hashlib_module():
@@ -51,7 +35,7 @@ def _hashlib_module():
 
 
 def _openssl_hash():
-    from accel_agent.providers import _openssl_hash
+    from accel_agent.providers import _openssl_hash  # a sibling, imported on first use
 
     return _openssl_hash
 
@@ -73,19 +57,32 @@ def openssl_constructor(openssl_name: str, backend: str = HASHLIB):
     return _openssl_hash().constructor(openssl_name)
 
 
+def hashlib_constructor(hashlib_name: str, builtin: Callable) -> Callable | None:
+    """A constructor with hashlib's interface on pyca/cryptography's OpenSSL, or None.
+
+    For a ``hashlib`` whose interpreter has no OpenSSL-backed constructor for
+    the hash: ``builtin`` (the interpreter's own) still serves short messages
+    (:data:`accel_agent.providers._openssl_hash.SWITCH_AT`).
+    """
+    return _openssl_hash().constructor(hashlib_name, builtin)
+
+
 class HashProvider:
     """One hash algorithm: ``new(data=b"")`` gives an OpenSSL hash object."""
 
     def __init__(self, primitive: str, backend: str = HASHLIB) -> None:
-        openssl_name, digest_size, block_size = HASHES[primitive]
+        algorithm = hash_algorithms.BY_PRIMITIVE[primitive]
+        openssl_name = algorithm.hashlib_name
         new = openssl_constructor(openssl_name, backend)
         if new is None:
+            if algorithm.optional:
+                raise AlgorithmAbsent("this OpenSSL has no %s" % openssl_name)
             raise ProviderUnavailable("OpenSSL has no %s here" % openssl_name)
         self.name = backend
         self.primitive = primitive
         self.openssl_name = openssl_name
-        self.digest_size = digest_size
-        self.block_size = block_size
+        self.digest_size = algorithm.digest_size
+        self.block_size = algorithm.block_size
         self.new = new
 
 
@@ -221,7 +218,7 @@ def _factory(cls, *args):
 
 
 _g = globals()
-for _primitive in HASHES:
+for _primitive in hash_algorithms.BY_PRIMITIVE:
     _stem = _primitive.replace("-", "_")
     _g[_stem + "_provider"] = _factory(HashProvider, _primitive, HASHLIB)
     _g[_stem + "_openssl_provider"] = _factory(HashProvider, _primitive, OPENSSL)

@@ -7,12 +7,15 @@
   no OpenSSL-backed constructor for an algorithm that pyca/cryptography's
   OpenSSL has (a Python built without ``_hashlib``, or whose OpenSSL lacks
   it), ``hashlib.<name>`` and ``hashlib.new(name)`` get a hashlib-compatible
-  constructor from :mod:`accel_agent.providers._openssl_hash`. It is cheap
-  to install: cryptography is imported at its first call, not when hashlib is.
+  constructor on OpenSSL. It is cheap to install: at its first call it asks
+  the registry for the hash's primitive (``sha256``...), so the four gates
+  decide (platform, self-check, calibration, ``ACCEL_AGENT_EXCLUDE``): the
+  provider that passed them serves, or the builtin code when none did.
 * :func:`patch_hmac` (the hook of ``hmac``): ``hmac.new`` and ``hmac.digest``
   given a pycryptodome hash module or object as ``digestmod`` use the
   algorithm's name, so CPython runs OpenSSL's HMAC instead of its pure
-  Python one on top of pycryptodome's hash objects.
+  Python one on top of pycryptodome's hash objects; only while the ``hmac``
+  primitive passed its gates and its provider has that hash.
 """
 
 from __future__ import annotations
@@ -45,6 +48,7 @@ OFFERED = (
 OPENSSL, BUILTIN, AGENT = "openssl", "builtin", "openssl (accel-agent, via cryptography)"
 
 _installed: dict[str, Callable] = {}  # hashlib name -> the constructor the agent installed
+_builtin_served: set[str] = set()  # installed, but the gates left the builtin code serving
 
 
 def report() -> dict[str, str]:
@@ -57,7 +61,7 @@ def report() -> dict[str, str]:
     for name in sorted(hashlib.algorithms_available | set(OFFERED)):
         constructor = getattr(hashlib, name, None)
         if constructor is not None and constructor is _installed.get(name):
-            result[name] = AGENT
+            result[name] = BUILTIN if name in _builtin_served else AGENT
         elif constructor is not None:
             module = getattr(constructor, "__module__", "")
             result[name] = OPENSSL if module == "_hashlib" else BUILTIN
@@ -108,8 +112,14 @@ def patch_hashlib(module: ModuleType) -> None:
 
 
 def _lazy_constructor(name: str, builtin: Callable) -> Callable:
-    """hashlib.<name>: the first call imports cryptography and builds the real constructor."""
+    """hashlib.<name>: the first call asks the registry's gates and builds the real constructor.
+
+    The choice is kept until the registry resets (tests, recalibration).
+    """
     real: list = []
+    from accel_agent import registry
+
+    registry.reset_listeners.append(real.clear)
 
     def constructor(data=b"", *, usedforsecurity=True, string=None):
         if not real:
@@ -122,18 +132,42 @@ def _lazy_constructor(name: str, builtin: Callable) -> Callable:
 
 
 def _build(name: str, builtin: Callable) -> Callable:
-    try:
-        from accel_agent.providers import _openssl_hash
+    """The constructor the gated provider of ``name``'s primitive gives, else the builtin."""
+    built = None
+    provider = _gated_provider(name)
+    if provider is not None:
+        from accel_agent.providers import hashes
 
-        built = _openssl_hash.constructor(name, builtin)
-    except Exception:  # noqa: BLE001 - cryptography unusable: the builtin serves, as before
-        built = None
+        if provider.name == hashes.HASHLIB:
+            built = provider.new  # _hashlib's own constructor: hashlib's signature
+        else:
+            try:
+                built = hashes.hashlib_constructor(name, builtin)
+            except Exception:  # noqa: BLE001 - cryptography unusable: the builtin serves
+                built = None
     if built is None:
+        _builtin_served.add(name)
 
         def built(data=b"", *, usedforsecurity=True, string=None):
             return builtin(string if string is not None else data)
 
+    else:
+        _builtin_served.discard(name)
     return built
+
+
+def _gated_provider(name: str) -> Any:
+    """The provider of the primitive of hashlib's ``name`` that passed the four gates, or None."""
+    from accel_agent import registry
+    from accel_agent.providers import hash_algorithms
+
+    algorithm = hash_algorithms.BY_HASHLIB_NAME.get(name)
+    if algorithm is None:
+        return None
+    try:
+        return registry.slot(algorithm.primitive).get()
+    except Exception:  # noqa: BLE001 - never let the agent break hashlib
+        return None
 
 
 def patch_hmac(module: ModuleType) -> None:
@@ -183,7 +217,13 @@ def _by_name(digestmod: Any) -> Any:
         return digestmod
     if "Crypto" not in sys.modules and "Cryptodome" not in sys.modules:
         return digestmod  # not pycryptodome's: nothing to look up
+    from accel_agent import registry
     from accel_agent.targets.pycryptodome.hmac import hash_info
 
     info = hash_info(digestmod)
-    return info.name if info is not None else digestmod
+    if info is None:
+        return digestmod
+    provider = registry.slot("hmac").get()  # the four gates of the hmac primitive
+    if provider is None or info.name not in provider.names:
+        return digestmod
+    return info.name

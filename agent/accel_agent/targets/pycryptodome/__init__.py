@@ -18,7 +18,7 @@ _PATCHES = {
         "Hash." + name: "accel_agent.targets.pycryptodome.hashes:patch"
         for name in ("MD5", "SHA1", "SHA224", "SHA256", "SHA384", "SHA512")
         + ("SHA3_224", "SHA3_256", "SHA3_384", "SHA3_512", "SHAKE128", "SHAKE256")
-        + ("BLAKE2b", "BLAKE2s")
+        + ("BLAKE2b", "BLAKE2s", "RIPEMD160", "RIPEMD")
     },
     "Hash.HMAC": "accel_agent.targets.pycryptodome.hmac:patch",
     "Hash.CMAC": "accel_agent.targets.pycryptodome.cmac:patch",

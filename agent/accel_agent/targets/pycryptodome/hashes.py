@@ -1,4 +1,4 @@
-"""``Crypto.Hash.{MD5,SHA1,SHA2*,SHA3_*,SHAKE*,BLAKE2*}`` served by OpenSSL.
+"""``Crypto.Hash.{MD5,SHA1,SHA2*,SHA3_*,SHAKE*,BLAKE2*,RIPEMD160}`` served by OpenSSL.
 
 The patch replaces each module's ``new`` (and 4.x's one-shot ``digest``).
 For the common argument shapes it returns a thin object around an OpenSSL
@@ -7,8 +7,15 @@ hash object (``_hashlib``) that carries pycryptodome's attributes and rules
 ``update_after_digest``, SHAKE's ``read``); anything else goes to the
 original ``new``. Per call cost is what this module is about: SHA-256 on 64
 bytes must stay near ``hashlib``'s own speed, so the fast paths are written
-out flat (one Python frame for ``new``, one per method) and read the
-registry slot's provider directly.
+out flat (one Python frame for ``new``, one per method) and keep the
+resolved provider's constructor at hand.
+
+:data:`MODULES` is the table: each pycryptodome hash module, the primitive
+(or, for SHA-512, the primitives of its truncations) that serves it, and the
+kind of object it makes. The kinds' classes are module-level and read their
+hash's facts from class attributes: :class:`MerkleDamgardHash` here (MD5,
+SHA-1, SHA-2, RIPEMD-160), the SHA-3 and SHAKE classes in :mod:`._sha3`,
+BLAKE2's in :mod:`._blake2`.
 
 The objects stand in everywhere pycryptodome takes a hash and are shaped
 as native ones: their class subclasses the native class (``isinstance``
@@ -28,35 +35,77 @@ hashed as the bytes its C code reads.
 from __future__ import annotations
 
 import functools
+import importlib
+import sys
 
-from accel_agent import patching, registry, speedups
+from accel_agent import calibration, patching, registry, speedups
 from accel_agent.targets.pycryptodome import _native_shape
+from accel_agent.targets.pycryptodome._hash_common import (
+    Coercer,
+    ResolvedProvider,
+    class_facts,
+    install,
+    name_like,
+    own_init,
+    patch_oneshot,
+    plain,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from types import ModuleType
     from typing import Any, Callable
 
-_UNRESOLVED = registry._UNRESOLVED
+# The kinds of hash object, each a patch function ("module:function", loaded when needed).
+MERKLE_DAMGARD = "accel_agent.targets.pycryptodome.hashes:patch_merkle_damgard"
+SHA512 = "accel_agent.targets.pycryptodome.hashes:patch_sha512"
+SHA3 = "accel_agent.targets.pycryptodome._sha3:patch_sha3"
+SHAKE = "accel_agent.targets.pycryptodome._sha3:patch_shake"
+BLAKE2 = "accel_agent.targets.pycryptodome._blake2:patch_blake2"
+ALIAS = "accel_agent.targets.pycryptodome.hashes:patch_alias"
 
-# pycryptodome module (without prefix) -> primitive
-SIMPLE = {
-    "Hash.MD5": "md5",
-    "Hash.SHA1": "sha1",
-    "Hash.SHA224": "sha224",
-    "Hash.SHA256": "sha256",
-    "Hash.SHA384": "sha384",
+
+class HashModule:
+    """One pycryptodome hash module as the target serves it."""
+
+    __slots__ = ("primitive", "kind", "variants", "alias_of")
+
+    def __init__(
+        self,
+        primitive: str | None,
+        kind: str,
+        variants: dict | None = None,
+        alias_of: str | None = None,
+    ) -> None:
+        self.primitive = primitive  # the catalog row that serves it
+        self.kind = kind  # the patch function of its kind of object
+        # SHA-512: truncate argument -> primitive ({None: "sha512", "224": ...})
+        self.variants = variants
+        self.alias_of = alias_of  # a module that re-exports another's ``new``
+
+
+# pycryptodome module (without prefix) -> how it is served
+MODULES: dict[str, HashModule] = {
+    "Hash.MD5": HashModule("md5", MERKLE_DAMGARD),
+    "Hash.SHA1": HashModule("sha1", MERKLE_DAMGARD),
+    "Hash.SHA224": HashModule("sha224", MERKLE_DAMGARD),
+    "Hash.SHA256": HashModule("sha256", MERKLE_DAMGARD),
+    "Hash.SHA384": HashModule("sha384", MERKLE_DAMGARD),
+    "Hash.SHA512": HashModule(
+        "sha512", SHA512, {None: "sha512", "224": "sha512-224", "256": "sha512-256"}
+    ),
+    "Hash.SHA3_224": HashModule("sha3-224", SHA3),
+    "Hash.SHA3_256": HashModule("sha3-256", SHA3),
+    "Hash.SHA3_384": HashModule("sha3-384", SHA3),
+    "Hash.SHA3_512": HashModule("sha3-512", SHA3),
+    "Hash.SHAKE128": HashModule("shake128", SHAKE),
+    "Hash.SHAKE256": HashModule("shake256", SHAKE),
+    "Hash.BLAKE2b": HashModule("blake2b", BLAKE2),
+    "Hash.BLAKE2s": HashModule("blake2s", BLAKE2),
+    "Hash.RIPEMD160": HashModule("ripemd160", MERKLE_DAMGARD),
+    # pycryptodome's deprecated alias: RIPEMD160's new, block_size, digest_size
+    "Hash.RIPEMD": HashModule(None, ALIAS, alias_of="Hash.RIPEMD160"),
 }
-SHA3 = {
-    "Hash.SHA3_224": "sha3-224",
-    "Hash.SHA3_256": "sha3-256",
-    "Hash.SHA3_384": "sha3-384",
-    "Hash.SHA3_512": "sha3-512",
-}
-SHAKE = {"Hash.SHAKE128": "shake128", "Hash.SHAKE256": "shake256"}
-# module -> (primitive, the digest size OpenSSL's BLAKE2 has)
-BLAKE2 = {"Hash.BLAKE2b": ("blake2b", 64), "Hash.BLAKE2s": ("blake2s", 32)}
-SHA512_TRUNCATIONS = {None: "sha512", "224": "sha512-224", "256": "sha512-256"}
 
 
 def _suffix(module: ModuleType) -> str:
@@ -65,152 +114,46 @@ def _suffix(module: ModuleType) -> str:
 
 def patch(module: ModuleType) -> None:
     """Install the fast ``new`` (and ``digest``) on one pycryptodome hash module."""
-    suffix = _suffix(module)
-    if suffix in SIMPLE:
-        _patch_simple(module, SIMPLE[suffix])
-    elif suffix == "Hash.SHA512":
-        _patch_sha512(module)
-    elif suffix in SHA3 or suffix in SHAKE:
-        from accel_agent.targets.pycryptodome import _sha3  # its helpers are this module's
-
-        if suffix in SHA3:
-            _sha3.patch_sha3(module, SHA3[suffix])
-        else:
-            _sha3.patch_shake(module, SHAKE[suffix])
-    elif suffix in BLAKE2:
-        from accel_agent.targets.pycryptodome import _blake2
-
-        _blake2.patch_blake2(module, *BLAKE2[suffix])
-    else:
+    entry = MODULES.get(_suffix(module))
+    if entry is None:
         raise LookupError("no hash patch for %s" % module.__name__)
+    module_name, _, function = entry.kind.partition(":")
+    getattr(importlib.import_module(module_name), function)(module, entry)
 
 
-# --------------------------------------------------------------------------- helpers
+class HashFront:
+    """What one hash's objects need at hand: its slot, native's constructor, a maker.
 
-
-class _Coercer:
-    """Turns an input the fast path does not take as is into what native code hashes.
-
-    pycryptodome validates the input (a fresh native object's ``update``
-    raises its own error); which bytes its C code then reads differs between
-    versions for multi-byte memoryviews (3.x: ``len(data)`` bytes, 4.x: all
-    of them), so that is asked of native code once, on first need.
+    ``fresh(data)`` is a complete object, or a native one once the registry
+    stopped accelerating (tests, recalibration); ``start(obj, data)`` fills
+    in an object whose ``__init__`` runs (``type(h)(data)``).
     """
 
-    def __init__(self, native_new: Callable) -> None:
-        self._native_new = native_new
-        self._whole_buffer: bool | None = None
+    __slots__ = ("slot", "native_new", "coerce", "maker", "last_provider", "truncate", "family")
 
-    def __call__(self, data: Any) -> bytes:
-        self._native_new().update(data)  # raises what pycryptodome raises
-        view = memoryview(data).cast("B") if not isinstance(data, bytes) else memoryview(data)
-        if self._whole_buffer is None:
-            self._whole_buffer = self._reads_whole_buffer()
-        return bytes(view) if self._whole_buffer else bytes(view[: len(data)])
+    def __init__(self, slot: registry.Slot, native_new: Callable) -> None:
+        self.slot = slot
+        self.native_new = native_new
+        self.coerce = Coercer(native_new)
+        self.maker: Callable[[], Any] = object  # set once the class exists
+        self.last_provider: Any = None  # the provider that made the first object
+        self.truncate: Any = None  # SHA-512: this variant's truncate argument
+        self.family: Sha512Family | None = None
 
-    def _reads_whole_buffer(self) -> bool:
-        import array
-
-        items = memoryview(array.array("H", [0x0101, 0x0202]))
-        probe = self._native_new()
-        probe.update(items)
-        whole = self._native_new()
-        whole.update(b"\x01\x01\x02\x02")
-        if hasattr(probe, "read"):  # SHAKE
-            return probe.read(16) == whole.read(16)
-        return probe.digest() == whole.digest()
-
-
-# Every class of accelerated hash objects, for the HMAC and KDF targets to recognise.
-WRAPPERS: set[type] = set()
-
-
-def _name_like(cls: type, native_cls: type) -> type:
-    WRAPPERS.add(cls)
-    cls.__name__ = native_cls.__name__
-    cls.__qualname__ = native_cls.__qualname__
-    cls.__module__ = native_cls.__module__
-    cls.__doc__ = native_cls.__doc__
-    return cls
-
-
-def _class_facts(native_obj: Any) -> dict[str, Any]:
-    facts = {}
-    for name in ("digest_size", "block_size", "oid"):
-        value = getattr(native_obj, name, None)
-        if value is not None:
-            facts[name] = value
-    return facts
-
-
-def _install(module: ModuleType, name: str, replacement: Callable) -> None:
-    functools.update_wrapper(replacement, getattr(module, name))
-    patching.patch_attribute(module, name, replacement)
-
-
-def _plain(data: Any) -> bool:
-    kind = type(data)
-    return kind is bytearray or (
-        kind is memoryview and data.ndim == 1 and data.c_contiguous and data.format == "B"
-    )
-
-
-# --------------------------------------------------------------------------- MD5, SHA-1, SHA-2
-
-
-def _merkle_damgard_class(
-    native_cls: type,
-    facts: dict,
-    slot: registry.Slot,
-    native_new: Callable,
-    init: Callable[[Callable], Callable],
-) -> tuple[type, Callable, Callable]:
-    """The object ``new`` returns for one hash, and how to make one.
-
-    Returns (class, maker, fresh): ``maker()`` is an empty instance (no
-    ``__init__`` runs); ``fresh(data)`` is a complete one, or a native object
-    once the registry stopped accelerating (tests, recalibration).
-    ``init(start)`` is the class's ``__init__``, with native's signature,
-    given ``start(obj, data)`` which fills in an object ``__init__`` runs on.
-    """
-    coerce = _Coercer(native_new)
-    last_provider: list = []  # the provider that made the latest object
-
-    def update(self, data):
-        if type(data) is bytes or _plain(data):
-            self._h.update(data)
-        else:
-            self._h.update(coerce(data))
-
-    def copy(self):
-        clone = maker()
-        clone._h = self._h.copy()
-        return clone
-
-    def new(self, data=None):
-        return fresh(data)
-
-    def start(obj: Any, data: Any) -> None:
-        provider = slot.get() or last_provider[0]
+    def start(self, obj: Any, data: Any) -> None:
+        provider = self.slot.get() or self.last_provider
         obj._h = provider.new()
         if data:
-            update(obj, data)
+            MerkleDamgardHash.update(obj, data)
 
-    # A HashCore holds the OpenSSL object (``_h``); compiled, its digest() and
-    # hexdigest() have no Python frame (accel_agent.speedups).
-    namespace = {"update": update, "copy": copy, "new": new, "__init__": init(start), **facts}
-    Hash = speedups.hash_class(native_cls, namespace)
-    Hash.__init__.__qualname__ = "%s.__init__" % native_cls.__qualname__
-    _native_shape.install(Hash, ("_h",), lambda obj: native_new(), lambda cls: cls.__new__(cls))
-    maker = speedups.blank(Hash)
-
-    def fresh(data: Any) -> Any:
+    def fresh(self, data: Any) -> Any:
+        slot = self.slot
         provider = slot.get()
         if provider is None:
-            return native_new(data)
-        if not last_provider:
-            last_provider.append(provider)
-        h = maker()
+            return self.native_new(data)
+        if self.last_provider is None:
+            self.last_provider = provider
+        h = self.maker()
         if type(data) is bytes:
             h._h = provider.new(data)
         else:
@@ -220,27 +163,63 @@ def _merkle_damgard_class(
         slot.calls += 1
         return h
 
-    return _name_like(Hash, native_cls), maker, fresh
 
+class MerkleDamgardHash:
+    """The methods of MD5, SHA-1, SHA-2 and RIPEMD-160 objects, shared by their classes.
 
-def _plain_init(start: Callable) -> Callable:
-    """``__init__(self, data=None)``: MD5's, SHA-1's and SHA-2's (SHA-512 aside)."""
+    Each hash's class is made by :func:`speedups.hash_class` (in C where
+    compiled: a ``HashCore`` holding the OpenSSL object in ``_h``, whose
+    ``digest()`` and ``hexdigest()`` have no Python frame) with these
+    functions and the hash's facts as class attributes: ``_front`` (its
+    :class:`HashFront`), ``digest_size``, ``block_size``, ``oid``.
+    """
+
+    _front: HashFront
+    _h: Any
+
+    def update(self, data):
+        if type(data) is bytes or plain(data):
+            self._h.update(data)
+        else:
+            self._h.update(self._front.coerce(data))
+
+    def copy(self):
+        clone = self._front.maker()
+        clone._h = self._h.copy()
+        return clone
+
+    def new(self, data=None):
+        return self._front.fresh(data)
 
     def __init__(self, data=None):
-        start(self, data)
+        # MD5's, SHA-1's, SHA-2's: native's signature (SHA-512's is _sha512_init)
+        self._front.start(self, data)
 
-    return __init__
+
+def _merkle_damgard_class(native_cls: type, facts: dict, front: HashFront, init: Any) -> type:
+    """The class of one hash's objects (its maker set on ``front``), named as native's."""
+    namespace = {
+        "update": MerkleDamgardHash.update,
+        "copy": MerkleDamgardHash.copy,
+        "new": MerkleDamgardHash.new,
+        "__init__": own_init(init, native_cls),
+        "_front": front,
+        **facts,
+    }
+    Hash = speedups.hash_class(native_cls, namespace)
+    native_new = front.native_new
+    _native_shape.install(Hash, ("_h",), lambda obj: native_new(), lambda cls: cls.__new__(cls))
+    front.maker = speedups.blank(Hash)
+    return name_like(Hash, native_cls)
 
 
-def _patch_simple(module: ModuleType, primitive: str) -> None:
-    native_new = module.new
-    native_obj = native_new()
-    slot = registry.slot(primitive)
-    cls, maker, fresh = _merkle_damgard_class(
-        type(native_obj), _class_facts(native_obj), slot, native_new, _plain_init
-    )
+def _installed_new(module: ModuleType, cls: type, slot: registry.Slot, slow_new: Callable):
+    """``module.new(data=None)``: a bytes message flat, while the slot resolved; else ``slow_new``.
+
+    Returns ``(installed, set_ctor)``: ``set_ctor(provider.new)`` arms the
+    fast path (the compiled front's too), ``set_ctor(None)`` disarms it.
+    """
     new_object = speedups.new_object
-
     ctor = None  # the provider's constructor, once the slot resolved to OpenSSL
 
     def new(data=None):
@@ -251,14 +230,7 @@ def _patch_simple(module: ModuleType, primitive: str) -> None:
             return h
         return slow_new(data)
 
-    installed = speedups.hash_new(cls, slot, new, native_new)
-
-    def slow_new(data: Any) -> Any:
-        provider = slot.get()
-        if provider is None:
-            return native_new(data)
-        set_ctor(provider.new)
-        return fresh(data)
+    installed = speedups.hash_new(cls, slot, new, module.new)
 
     def set_ctor(value: Callable | None) -> None:
         nonlocal ctor
@@ -267,8 +239,83 @@ def _patch_simple(module: ModuleType, primitive: str) -> None:
             installed.ctor = value
 
     registry.reset_listeners.append(lambda: set_ctor(None))
+    return installed, set_ctor
+
+
+def patch_merkle_damgard(module: ModuleType, entry: HashModule) -> None:
+    """MD5, SHA-1, SHA-224/256/384, RIPEMD-160: ``new(data=None)``.
+
+    Where calibration names a size from which native is faster
+    (:func:`calibration.native_from_size`: RIPEMD-160 on OpenSSL 3.0), a
+    one-shot message that long goes to native, and the flat fast path (which
+    does not look at sizes) stays off.
+    """
+    native_new = module.new
+    native_obj = native_new()
+    slot = registry.slot(entry.primitive)
+    front = HashFront(slot, native_new)
+    cls = _merkle_damgard_class(
+        type(native_obj), class_facts(native_obj), front, MerkleDamgardHash.__init__
+    )
+    native_from = calibration.native_from_size(entry.primitive)
+
+    def slow_new(data: Any) -> Any:
+        provider = slot.get()
+        if provider is None:
+            return native_new(data)
+        if native_from is None:
+            set_ctor(provider.new)
+        elif type(data) is bytes and len(data) >= native_from:
+            return native_new(data)
+        return front.fresh(data)
+
+    installed, set_ctor = _installed_new(module, cls, slot, slow_new)
     patching.patch_attribute(module, "new", installed)  # named by hash_new
-    _patch_oneshot(module, slot, native_new)
+    patch_oneshot(module, slot, native_from)
+
+
+def patch_alias(module: ModuleType, entry: HashModule) -> None:
+    """A module that re-exports another's ``new`` (``Hash.RIPEMD``): the patched one.
+
+    It imports the other module first, whose hook patched it then, so its
+    ``new`` is usually the agent's already. Either way the registry of
+    originals records native's ``new`` for it (what ``restore_all`` puts
+    back, and what a native run sees), and the agent's is installed.
+    """
+    prefix = module.__name__.split(".", 1)[0]
+    source = sys.modules.get("%s.%s" % (prefix, entry.alias_of))
+    if source is None:
+        return
+    try:
+        original = patching.get_original(source.__name__, "new")
+    except KeyError:
+        return  # the source is not patched: nothing to follow
+    if module.new is not original and module.new is not source.new:
+        return  # the program replaced it: leave it be
+    if not patching.is_patched(module.__name__, "new"):
+        patching.set_value(module, "new", original)  # recorded as the original just below
+    patching.patch_attribute(module, "new", source.new)
+
+
+# --------------------------------------------------------------------------- SHA-512 and /t
+
+
+def _sha512_init(self, data, truncate):
+    """SHA-512's ``__init__``: another truncation makes an object of that variant, as natively."""
+    front = self._front
+    own = front.truncate
+    if truncate is not own and truncate != own:
+        family = front.family
+        variant = family.classes.get(truncate) if type(truncate) in (str, type(None)) else None
+        if variant is None:
+            family.native_cls(data, truncate)  # raises what native raises for it
+            raise ValueError("Incorrect truncation length. It must be '224' or '256'.")
+        kind = type(self)
+        # As natively, the object is of the class called, holding that variant.
+        self.__class__ = variant if kind in family.ours else _retargeted(kind, variant)
+        variant.__init__(self, data, truncate)
+        return
+    front.start(self, data)
 
 
 @functools.cache
@@ -280,7 +327,8 @@ def _retargeted(kind: type, variant: type) -> type:
     SHA-512/256 facts and methods.
     """
     members = {
-        name: vars(variant)[name] for name in ("digest_size", "oid", "update", "copy", "new")
+        name: vars(variant)[name]
+        for name in ("digest_size", "oid", "update", "copy", "new", "_front")
     }
     cls = type(kind.__name__, (kind,), members)
     cls.__qualname__ = kind.__qualname__
@@ -288,66 +336,71 @@ def _retargeted(kind: type, variant: type) -> type:
     return cls
 
 
-def _patch_oneshot(module: ModuleType, slot: registry.Slot, native_new: Callable) -> None:
-    """4.x's module-level ``digest(data)``: same bytes as ``new(data).digest()``."""
-    native_digest = getattr(module, "digest", None)
-    if native_digest is None or not callable(native_digest):
-        return
-
-    def digest(data):
-        provider = slot._provider
-        if provider is _UNRESOLVED:
-            provider = slot.get()
-        if provider is not None and type(data) is bytes:
-            slot.calls += 1
-            return provider.new(data).digest()
-        return native_digest(data)
-
-    _install(module, "digest", digest)
-
-
-def _patch_sha512(module: ModuleType) -> None:
+class Sha512Family:
     """SHA-512 and its truncations (``truncate="224"`` or ``"256"``): three primitives."""
-    native_new = module.new
-    variants = {}
-    classes: dict = {}  # truncate -> the class of that variant's objects
 
-    def init_for(own: Any) -> Callable[[Callable], Callable]:
-        def make_init(start: Callable) -> Callable:
-            def __init__(self, data, truncate):
-                if truncate is not own and truncate != own:
-                    variant = classes.get(truncate) if type(truncate) in (str, type(None)) else None
-                    if variant is None:
-                        native_cls(data, truncate)  # raises what native raises for it
-                        raise ValueError("Incorrect truncation length. It must be '224' or '256'.")
-                    kind = type(self)
-                    # As natively, the object is of the class called, holding that variant.
-                    self.__class__ = variant if kind in ours else _retargeted(kind, variant)
-                    variant.__init__(self, data, truncate)
-                    return
-                start(self, data)
+    def __init__(self, module: ModuleType, entry: HashModule) -> None:
+        native_new = self.native_new = module.new
+        self.native_cls: type = type(native_new())
+        self.fronts: dict[Any, HashFront] = {}  # truncate -> its front
+        self.classes: dict[Any, type] = {}  # truncate -> the class of that variant's objects
+        for truncate, primitive in (entry.variants or {}).items():
+            native_obj = native_new(None, truncate)
+            front = HashFront(
+                registry.slot(primitive), functools.partial(native_new, truncate=truncate)
+            )
+            front.truncate, front.family = truncate, self
+            self.fronts[truncate] = front
+            self.classes[truncate] = _merkle_damgard_class(
+                self.native_cls, class_facts(native_obj), front, _sha512_init
+            )
+        self.ours = frozenset(self.classes.values())
+        self.set_ctor: Callable = lambda value: None
 
-            return __init__
+    def general_new(self, data: Any, truncate: Any) -> Any:
+        if truncate is None or (type(truncate) is str and truncate in self.fronts):
+            front = self.fronts[truncate]
+        else:
+            return self.native_new(data, truncate)
+        slot = front.slot
+        provider = slot.get()
+        if provider is None:
+            return self.native_new(data, truncate)
+        if truncate is None:
+            self.set_ctor(provider.new)
+        if type(data) is bytes:
+            h = front.maker()
+            h._h = provider.new(data)
+            slot.calls += 1
+            return h
+        return front.fresh(data)
 
-        return make_init
+    def oneshot(self, native_digest: Callable) -> Callable:
+        """4.x's ``digest(data, truncate=...)``: the variant's provider for bytes data."""
+        resolved = {t: ResolvedProvider(front.slot) for t, front in self.fronts.items()}
 
-    native_cls: type = type(native_new())
-    ours: set = set()  # the three classes
-    for truncate, primitive in SHA512_TRUNCATIONS.items():
-        native_obj = native_new(None, truncate)
-        slot = registry.slot(primitive)
-        variant_new = functools.partial(native_new, truncate=truncate)
-        cls, maker, fresh = _merkle_damgard_class(
-            native_cls, _class_facts(native_obj), slot, variant_new, init_for(truncate)
-        )
-        variants[truncate] = (maker, slot, fresh)
-        classes[truncate] = cls
-        ours.add(cls)
-    full = variants[None]
+        def digest(data, **kwargs):
+            truncate = kwargs.get("truncate")
+            entry = None
+            if kwargs.keys() <= {"truncate"} and (truncate is None or type(truncate) is str):
+                entry = resolved.get(truncate)
+            if entry is not None and type(data) is bytes:
+                provider = entry.provider or entry.get()
+                if provider is not None:
+                    entry.slot.calls += 1
+                    return provider.new(data).digest()
+            return native_digest(data, **kwargs)
 
-    full_cls, full_slot = classes[None], full[1]
+        return digest
+
+
+def patch_sha512(module: ModuleType, entry: HashModule) -> None:
+    """``SHA512.new(data=None, truncate=None)``: the full hash flat, the truncations general."""
+    family = Sha512Family(module, entry)
+    full_cls, full_slot = family.classes[None], family.fronts[None].slot
     new_object = speedups.new_object
     ctor = None  # SHA-512's constructor, once its slot resolved to OpenSSL
+    general_new = family.general_new
 
     def new(data=None, truncate=None):
         if truncate is None and ctor is not None and type(data) is bytes:
@@ -357,7 +410,7 @@ def _patch_sha512(module: ModuleType) -> None:
             return h
         return general_new(data, truncate)
 
-    installed = speedups.hash_new(classes[None], full_slot, new, native_new)
+    installed = speedups.hash_new(full_cls, full_slot, new, family.native_new)
 
     def set_ctor(value: Callable | None) -> None:
         nonlocal ctor
@@ -365,44 +418,9 @@ def _patch_sha512(module: ModuleType) -> None:
         if installed is not new:
             installed.ctor = value
 
-    def general_new(data: Any, truncate: Any) -> Any:
-        if truncate is None:
-            maker, slot, fresh = full
-        elif type(truncate) is str and truncate in variants:
-            maker, slot, fresh = variants[truncate]
-        else:
-            return native_new(data, truncate)
-        provider = slot.get()
-        if provider is None:
-            return native_new(data, truncate)
-        if truncate is None:
-            set_ctor(provider.new)
-        if type(data) is bytes:
-            h = maker()
-            h._h = provider.new(data)
-            slot.calls += 1
-            return h
-        return fresh(data)
-
+    family.set_ctor = set_ctor
     registry.reset_listeners.append(lambda: set_ctor(None))
     patching.patch_attribute(module, "new", installed)  # named by hash_new
     native_digest = getattr(module, "digest", None)
-    if native_digest is None or not callable(native_digest):
-        return
-
-    def digest(data, **kwargs):
-        truncate = kwargs.get("truncate")
-        entry = None
-        if kwargs.keys() <= {"truncate"} and (truncate is None or type(truncate) is str):
-            entry = variants.get(truncate)
-        if entry is not None and type(data) is bytes:
-            slot = entry[1]
-            provider = slot._provider
-            if provider is _UNRESOLVED:
-                provider = slot.get()
-            if provider is not None:
-                slot.calls += 1
-                return provider.new(data).digest()
-        return native_digest(data, **kwargs)
-
-    _install(module, "digest", digest)
+    if native_digest is not None and callable(native_digest):
+        install(module, "digest", family.oneshot(native_digest))

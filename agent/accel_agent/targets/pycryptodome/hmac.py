@@ -28,27 +28,30 @@ import sys
 from hmac import compare_digest
 
 from accel_agent import patching, registry
+from accel_agent.providers.hash_algorithms import BY_PRIMITIVE
 from accel_agent.targets.pycryptodome import _native_shape
-from accel_agent.targets.pycryptodome.hashes import WRAPPERS, _Coercer, _plain
+from accel_agent.targets.pycryptodome._hash_common import WRAPPERS, Coercer, plain
+from accel_agent.targets.pycryptodome.hashes import MERKLE_DAMGARD, MODULES, SHA3, SHA512
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from types import ModuleType
     from typing import Any, Callable
 
-# pycryptodome hash module (without prefix) -> OpenSSL name; SHA-512: by digest size
+# pycryptodome hash module (without prefix) -> OpenSSL name, for the hashes HMAC takes
+# (SHA-512: by digest size, below); from the hashes target's table and the records.
 HASH_NAMES = {
-    "Hash.MD5": "md5",
-    "Hash.SHA1": "sha1",
-    "Hash.SHA224": "sha224",
-    "Hash.SHA256": "sha256",
-    "Hash.SHA384": "sha384",
-    "Hash.SHA3_224": "sha3_224",
-    "Hash.SHA3_256": "sha3_256",
-    "Hash.SHA3_384": "sha3_384",
-    "Hash.SHA3_512": "sha3_512",
+    suffix: BY_PRIMITIVE[entry.primitive].hashlib_name
+    for suffix, entry in MODULES.items()
+    if entry.kind in (MERKLE_DAMGARD, SHA3)
 }
-SHA512_BY_SIZE = {64: ("sha512", None), 28: ("sha512_224", "224"), 32: ("sha512_256", "256")}
+# SHA-512's digest size -> (OpenSSL name, truncate argument)
+SHA512_BY_SIZE = {
+    BY_PRIMITIVE[primitive].digest_size: (BY_PRIMITIVE[primitive].hashlib_name, truncate)
+    for entry in MODULES.values()
+    if entry.kind == SHA512
+    for truncate, primitive in (entry.variants or {}).items()
+}
 _ModuleType = type(sys)
 
 
@@ -60,7 +63,7 @@ class HashInfo:
     def __init__(self, name: str, native_new: Callable) -> None:
         self.name = name
         self.native_new = native_new  # builds native hash objects, even when the module is patched
-        self.coerce = _Coercer(native_new)
+        self.coerce = Coercer(native_new)
         # pycryptodome's SHA-3 objects refuse update() after digest(): so does their HMAC
         self.seals = name.startswith("sha3_")
 
@@ -110,123 +113,157 @@ def _original(module_name: str, attribute: str, current: Any) -> Any:
         return current
 
 
-def patch(module: ModuleType) -> None:
-    """Install the fast ``new`` on one HMAC module (``Crypto`` or ``Cryptodome``)."""
-    native_new = module.new
-    native_cls = module.HMAC
-    slot = registry.slot("hmac")
-    native_verify = native_cls.verify
-    oids = _hmac_oids(module)
+class HmacMethods:
+    """The methods of the agent's HMAC objects, on a subclass of pycryptodome's ``HMAC``.
 
-    class HMAC(native_cls):
-        # A subclass, so that isinstance(h, HMAC.HMAC) holds; native __init__ runs
-        # only when the class is called. One subclass per hash (see kind_of)
-        # carries digest_size, oid, _info. _key: None once a message was fed.
-        __slots__ = ("_mac", "_key", "_digestmod")
+    A subclass, so that isinstance(h, HMAC.HMAC) holds; native ``__init__``
+    runs only when the class is called. The class of one HMAC module carries
+    ``_target`` (its :class:`HmacTarget`); one subclass per hash (see
+    :meth:`HmacTarget.kind_of`) carries ``digest_size``, ``oid``, ``_info``.
+    ``_key``: None once a message was fed.
+    """
 
-        def update(self, msg):
-            if type(msg) is not bytes and not _plain(msg):
-                msg = self._info.coerce(msg)  # raises what native raises
-            if msg and self._key is not None:
-                self._key = None  # _inner and _outer can no longer be rebuilt
-            self._mac.update(msg)
-            return self
+    __slots__ = ()
+    _target: HmacTarget
+    _info: HashInfo
 
-        def copy(self):
-            clone = blank(type(self))
-            clone._mac = self._mac.copy()
-            clone._key = self._key
-            clone._digestmod = self._digestmod
-            return clone
+    def update(self, msg):
+        if type(msg) is not bytes and not plain(msg):
+            msg = self._info.coerce(msg)  # raises what native raises
+        if msg and self._key is not None:
+            self._key = None  # _inner and _outer can no longer be rebuilt
+        self._mac.update(msg)
+        return self
 
-        def digest(self):
-            return self._mac.digest()
+    def copy(self):
+        clone = _blank(type(self))
+        clone._mac = self._mac.copy()
+        clone._key = self._key
+        clone._digestmod = self._digestmod
+        return clone
 
-        def hexdigest(self):
-            return self._mac.hexdigest()
+    def digest(self):
+        return self._mac.digest()
 
-        def verify(self, mac_tag):
-            if type(mac_tag) is bytes or _plain(mac_tag):
-                if not compare_digest(mac_tag, self.digest()):
-                    raise ValueError("MAC check failed")
-                return
-            native_verify(self, mac_tag)  # pycryptodome's own errors for anything else
+    def hexdigest(self):
+        return self._mac.hexdigest()
 
-        @property
-        def _inner(self):
-            return self._native_state(0x36)
+    def verify(self, mac_tag):
+        if type(mac_tag) is bytes or plain(mac_tag):
+            if not compare_digest(mac_tag, self.digest()):
+                raise ValueError("MAC check failed")
+            return
+        self._target.native_verify(self, mac_tag)  # pycryptodome's own errors for anything else
 
-        @property
-        def _outer(self):
-            return self._native_state(0x5C)
+    @property
+    def _inner(self):
+        return self._native_state(0x36)
 
-        def _native_state(self, pad: int) -> Any:
-            key = self._key
-            if key is None:
-                raise AttributeError("the hash state of an OpenSSL HMAC after a message")
-            info = self._info
-            block_size = self._digestmod.block_size
-            if len(key) > block_size:
-                key = info.native_new(key).digest()
-            key = key.ljust(block_size, b"\x00")
-            return info.native_new(bytes(b ^ pad for b in key))
+    @property
+    def _outer(self):
+        return self._native_state(0x5C)
 
-    class SealingHMAC(HMAC):
-        """With SHA-3: ``update`` after ``digest`` raises, as pycryptodome's SHA-3 does."""
+    def _native_state(self, pad: int) -> Any:
+        key = self._key
+        if key is None:
+            raise AttributeError("the hash state of an OpenSSL HMAC after a message")
+        info = self._info
+        block_size = self._digestmod.block_size
+        if len(key) > block_size:
+            key = info.native_new(key).digest()
+        key = key.ljust(block_size, b"\x00")
+        return info.native_new(bytes(b ^ pad for b in key))
 
-        __slots__ = ("_sealed",)
 
-        def update(self, msg):
-            if self._sealed:
-                refuse_update(self)
-            return HMAC.update(self, msg)
+class SealingHmacMethods(HmacMethods):
+    """With SHA-3: ``update`` after ``digest`` raises, as pycryptodome's SHA-3 does."""
 
-        def copy(self):
-            clone = HMAC.copy(self)
-            clone._sealed = False  # as natively: the copy's inner hash starts unsealed
-            return clone
+    __slots__ = ()
 
-        def digest(self):
-            self._sealed = True
-            return self._mac.digest()
+    def update(self, msg):
+        if self._sealed:
+            self._target.refuse_update(self)
+        return HmacMethods.update(self, msg)
 
-        def hexdigest(self):
-            self._sealed = True
-            return self._mac.hexdigest()
+    def copy(self):
+        clone = HmacMethods.copy(self)
+        clone._sealed = False  # as natively: the copy's inner hash starts unsealed
+        return clone
 
-    def refuse_update(mac: Any) -> None:
-        probe = native_new(b"", b"", mac._digestmod)
+    def digest(self):
+        self._sealed = True
+        return self._mac.digest()
+
+    def hexdigest(self):
+        self._sealed = True
+        return self._mac.hexdigest()
+
+
+_blank = object.__new__
+
+
+class HmacTarget:
+    """One HMAC module (``Crypto`` or ``Cryptodome``): its classes, and one class per hash."""
+
+    def __init__(self, module: ModuleType) -> None:
+        self.native_new = module.new
+        native_cls = self.native_cls = module.HMAC
+        self.native_verify = native_cls.verify
+        self.slot = registry.slot("hmac")
+        self.oids = _hmac_oids(module)
+        name = native_cls.__name__
+        self.cls = type(
+            name,
+            (HmacMethods, native_cls),
+            {"__slots__": ("_mac", "_key", "_digestmod"), "_target": self},
+        )
+        self.sealing_cls = type(name, (SealingHmacMethods, self.cls), {"__slots__": ("_sealed",)})
+        for cls in (self.cls, self.sealing_cls):
+            cls.__qualname__ = native_cls.__name__
+            cls.__module__ = native_cls.__module__
+        _native_shape.install_native_constructor(self.cls, native_cls)
+        native_new = self.native_new
+        _native_shape.install(
+            self.cls,
+            ("_mac", "_key", "_digestmod", "_sealed"),
+            lambda mac: native_new(b"", b"", mac._digestmod),
+        )
+
+    def refuse_update(self, mac: Any) -> None:
+        probe = self.native_new(b"", b"", mac._digestmod)
         probe.digest()
         probe.update(b"")  # raises pycryptodome's own error
         raise TypeError("You can only call 'digest' or 'hexdigest' on this object")
 
-    for cls in (HMAC, SealingHMAC):
-        cls.__name__ = cls.__qualname__ = native_cls.__name__
-        cls.__module__ = native_cls.__module__
-    _native_shape.install_native_constructor(HMAC, native_cls)
-    _native_shape.install(
-        HMAC,
-        ("_mac", "_key", "_digestmod", "_sealed"),
-        lambda mac: native_new(b"", b"", mac._digestmod),
-    )
-    blank = object.__new__
-
-    # digestmod (a module), or (type, digest size) of a hash object -> (class, info) or None
-    kinds: dict = {}
-
-    def kind_of(digestmod: Any) -> Any:
+    def kind_of(self, digestmod: Any) -> Any:
+        """(the class of HMAC objects with this hash, its :class:`HashInfo`), or None."""
         info = hash_info(digestmod)
         if info is None:
             return None
         attributes = {"digest_size": digestmod.digest_size, "_info": info, "__slots__": ()}
-        oid = oids.get(getattr(digestmod, "oid", None))
+        oid = self.oids.get(getattr(digestmod, "oid", None))
         if oid is not None:
             attributes["oid"] = oid
-        cls = type(native_cls.__name__, (SealingHMAC if info.seals else HMAC,), attributes)
+        native_cls = self.native_cls
+        base = self.sealing_cls if info.seals else self.cls
+        cls = type(native_cls.__name__, (base,), attributes)
         cls.__qualname__ = native_cls.__qualname__
         cls.__module__ = native_cls.__module__
         return cls, info
 
+
+def patch(module: ModuleType) -> None:
+    """Install the fast ``new`` on one HMAC module (``Crypto`` or ``Cryptodome``)."""
+    new = _new_function(HmacTarget(module))
+    functools.update_wrapper(new, module.new)
+    patching.patch_attribute(module, "new", new)
+
+
+def _new_function(target: HmacTarget) -> Callable:
+    """``HMAC.new(key, msg=b"", digestmod=None)``: a covered hash on OpenSSL, flat."""
+    native_new, slot, kind_of = target.native_new, target.slot, target.kind_of
+    # digestmod (a module), or (type, digest size) of a hash object -> (class, info) or None
+    kinds: dict = {}
     ctor = None  # OpenSSL's hmac_new, once the slot resolved to OpenSSL
     names: frozenset = frozenset()
     max_key_size = 0  # OpenSSL's call takes at most this many bytes of key
@@ -242,8 +279,8 @@ def patch(module: ModuleType) -> None:
             kind = kinds[index] = kind_of(digestmod) if digestmod is not None else None
         if (
             kind is not None
-            and (type(key) is bytes or _plain(key))
-            and (type(msg) is bytes or msg is None or _plain(msg))
+            and (type(key) is bytes or plain(key))
+            and (type(msg) is bytes or msg is None or plain(msg))
         ):
             cls, info = kind
             if ctor is None:
@@ -252,7 +289,7 @@ def patch(module: ModuleType) -> None:
                 if len(key) > max_key_size:  # past what OpenSSL's call takes: its hash
                     key = shorten(info.name, key)
                 key = bytes(key)
-                mac = blank(cls)
+                mac = _blank(cls)
                 mac._mac = ctor(key, msg or b"", info.name)
                 mac._key = None if msg else key
                 mac._digestmod = digestmod
@@ -274,8 +311,7 @@ def patch(module: ModuleType) -> None:
         ctor = None
 
     registry.reset_listeners.append(forget)
-    functools.update_wrapper(new, native_new)
-    patching.patch_attribute(module, "new", new)
+    return new
 
 
 _MISSING = object()

@@ -16,7 +16,7 @@ from hmac import compare_digest
 
 from accel_agent import patching, registry
 from accel_agent.targets.pycryptodome import _native_shape
-from accel_agent.targets.pycryptodome.hashes import _Coercer, _plain
+from accel_agent.targets.pycryptodome._hash_common import Coercer, plain
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -29,58 +29,73 @@ _FINALIZING = threading.Lock()
 _REFUSED = "You can only call 'digest' or 'hexdigest' on this object"
 
 
-def patch(module: ModuleType) -> None:
-    native_new = module.new
-    native_cls = module.Poly1305_MAC
-    native_verify = native_cls.verify
-    slot = registry.slot("poly1305")
+class Poly1305Methods:
+    """The methods of the agent's Poly1305 objects, on a subclass of ``Poly1305_MAC``.
 
-    class Poly1305_MAC(native_cls):
-        __slots__ = ("_ctx", "_tag", "_rs")
+    The class of one module carries ``_native_cls``, pycryptodome's class
+    (a twin of it validates unusual inputs), and ``_native_verify``.
+    """
 
-        def update(self, data):
-            if self._tag is not None:
-                raise TypeError(_REFUSED)
-            if type(data) is not bytes and not _plain(data):
-                r, s = self._rs
-                # Validates as native does (raising its errors) and gives the bytes
-                # its C code reads (3.x: len(data) of them; 4.x: the whole buffer).
-                data = _Coercer(lambda: native_cls(r, s, None))(data)
-            try:
-                self._ctx.update(data)
-            except Exception:  # noqa: BLE001 - pyca's AlreadyFinalized, from another thread
-                with _FINALIZING:
-                    finalized = self._tag is not None
-                if finalized:
-                    raise TypeError(_REFUSED) from None
-                raise
-            return self
+    __slots__ = ()
 
-        def digest(self):
-            tag = self._tag
-            if tag is None:
-                with _FINALIZING:
-                    tag = self._tag
-                    if tag is None:
-                        tag = self._tag = self._ctx.finalize()
-            return tag
+    def update(self, data):
+        if self._tag is not None:
+            raise TypeError(_REFUSED)
+        if type(data) is not bytes and not plain(data):
+            r, s = self._rs
+            native_cls = self._native_cls
+            # Validates as native does (raising its errors) and gives the bytes
+            # its C code reads (3.x: len(data) of them; 4.x: the whole buffer).
+            data = Coercer(lambda: native_cls(r, s, None))(data)
+        try:
+            self._ctx.update(data)
+        except Exception:  # noqa: BLE001 - pyca's AlreadyFinalized, from another thread
+            with _FINALIZING:
+                finalized = self._tag is not None
+            if finalized:
+                raise TypeError(_REFUSED) from None
+            raise
+        return self
 
-        def hexdigest(self):
-            return self.digest().hex()
+    def digest(self):
+        tag = self._tag
+        if tag is None:
+            with _FINALIZING:
+                tag = self._tag
+                if tag is None:
+                    tag = self._tag = self._ctx.finalize()
+        return tag
 
-        def verify(self, mac_tag):
-            if type(mac_tag) is bytes or _plain(mac_tag):
-                if not compare_digest(mac_tag, self.digest()):
-                    raise ValueError("MAC check failed")
-                return
-            native_verify(self, mac_tag)
+    def hexdigest(self):
+        return self.digest().hex()
 
-    Poly1305_MAC.__name__ = Poly1305_MAC.__qualname__ = native_cls.__name__
-    Poly1305_MAC.__module__ = native_cls.__module__
-    _native_shape.install_native_constructor(Poly1305_MAC, native_cls)
-    _native_shape.install(
-        Poly1305_MAC, Poly1305_MAC.__slots__, lambda mac: native_cls(bytes(16), bytes(16), None)
+    def verify(self, mac_tag):
+        if type(mac_tag) is bytes or plain(mac_tag):
+            if not compare_digest(mac_tag, self.digest()):
+                raise ValueError("MAC check failed")
+            return
+        type(self)._native_verify(self, mac_tag)
+
+
+def _poly1305_class(native_cls: type) -> type:
+    slots = ("_ctx", "_tag", "_rs")
+    cls = type(
+        native_cls.__name__,
+        (Poly1305Methods, native_cls),
+        {"__slots__": slots, "_native_cls": native_cls, "_native_verify": native_cls.verify},
     )
+    cls.__qualname__ = native_cls.__name__
+    cls.__module__ = native_cls.__module__
+    _native_shape.install_native_constructor(cls, native_cls)
+    _native_shape.install(cls, slots, lambda mac: native_cls(bytes(16), bytes(16), None))
+    return cls
+
+
+def patch(module: ModuleType) -> None:
+    """Install the fast ``new`` on one Poly1305 module."""
+    native_new = module.new
+    cls = _poly1305_class(module.Poly1305_MAC)
+    slot = registry.slot("poly1305")
 
     def new(*args, **kwargs):
         if args or not kwargs.keys() <= _KEYWORDS or "key" not in kwargs:
@@ -91,8 +106,8 @@ def patch(module: ModuleType) -> None:
         derive = getattr(cipher, "_derive_Poly1305_key_pair", None)
         if (
             derive is None
-            or not (type(key) is bytes or _plain(key))
-            or not (data is None or type(data) is bytes or _plain(data))
+            or not (type(key) is bytes or plain(key))
+            or not (data is None or type(data) is bytes or plain(data))
         ):
             return native_new(*args, **kwargs)  # native's checks, in native's order
         provider = slot.get()
@@ -101,7 +116,7 @@ def patch(module: ModuleType) -> None:
         r, s, nonce = derive(key, kwargs.get("nonce"))
         if len(r) != 16 or len(s) != 16:
             return native_new(*args, **kwargs)
-        mac = object.__new__(Poly1305_MAC)
+        mac = object.__new__(cls)
         mac._ctx = provider.new(bytes(r) + bytes(s))
         mac._tag = None
         mac._rs = (bytes(r), bytes(s))
