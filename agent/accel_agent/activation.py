@@ -113,12 +113,15 @@ def _instrument(mode: str) -> None:
     With neither, nothing is imported and patching installs replacements bare.
     """
     report_path = config.report_path()
-    if mode != "shadow" and report_path is None:
+    # Shadow mode asked for by the environment stays on through a later
+    # activation from code (accel_agent.auto, an uninstall and activate).
+    shadow_on = mode == "shadow" or config.shadow_requested()
+    if not shadow_on and report_path is None:
         return
     from accel_agent import instrument, savings, shadow
 
     rate = None
-    if mode == "shadow":
+    if shadow_on:
         rate, problem = config.shadow_rate_choice()
         if problem:
             messages.problem(problem)

@@ -358,6 +358,12 @@ def shadow_rate_choice() -> tuple[float, str | None]:
     return rate, None
 
 
+def shadow_requested() -> bool:
+    """Whether ``-X accel`` or ``ACCEL_AGENT`` asks for shadow mode."""
+    raw = sys._xoptions.get(XOPTION, os.environ.get(ENV_MODE))
+    return isinstance(raw, str) and raw.strip().lower() == "shadow"
+
+
 def report_path() -> str | None:
     """Where the savings report goes (``ACCEL_AGENT_REPORT``), or None when it is off."""
     raw = os.environ.get(ENV_REPORT)

@@ -162,7 +162,9 @@ def document() -> dict[str, Any]:
             "native_reason": (chosen.reason if chosen and chosen.provider is None else None),
             **stats.as_dict(),
         }
-        unused = not entry["calls"] and not entry["samples"] and not entry["mismatches"]
+        unused = not (
+            entry["calls"] or entry["samples"] or entry["comparisons"] or entry["mismatches"]
+        )
         if unused and entry["provider"] in (None, "native"):
             continue  # never used here: nothing to say
         primitives[name] = entry

@@ -249,9 +249,11 @@ def _flipped(value: Any) -> Any:
         return value[:-1] + ("0" if value[-1] != "0" else "1")
     if isinstance(value, bool):
         return not value
-    if isinstance(value, tuple):
+    if isinstance(value, (tuple, list)):
         for index, item in enumerate(value):
             flipped = _flipped(item)
             if flipped is not _MISSING:
-                return value[:index] + (flipped,) + value[index + 1 :]
+                items = list(value)
+                items[index] = flipped
+                return type(value)(items)
     return _MISSING
