@@ -228,19 +228,42 @@ def write_at_exit(path: str) -> None:
 
     atexit.register(_write_at_exit)
     if hasattr(os, "register_at_fork"):
-        os.register_at_fork(after_in_child=_forget_parent)
+        os.register_at_fork(before=_before_fork, after_in_child=_forget_parent)
+
+
+class _ForkedWorker:
+    """What multiprocessing's after-fork registry holds on to (it keeps weak references)."""
+
+
+_forked_worker = _ForkedWorker()
+_registered_with_multiprocessing = [False]
+
+
+def _before_fork() -> None:
+    """Have multiprocessing's forked workers write their report before their ``os._exit``.
+
+    A forked ``multiprocessing`` worker clears the finalizers it inherited,
+    runs the after-fork callbacks, and ends with ``os._exit`` after its own
+    finalizers, never running ``atexit``: the callback registers one.
+    """
+    import sys
+
+    process_tools = sys.modules.get("multiprocessing.util")
+    if process_tools is None or _registered_with_multiprocessing[0]:
+        return
+    _registered_with_multiprocessing[0] = True
+    process_tools.register_after_fork(_forked_worker, _finalize_worker)
+
+
+def _finalize_worker(_: object) -> None:
+    import sys
+
+    sys.modules["multiprocessing.util"].Finalize(None, _write_at_exit, exitpriority=0)
 
 
 def _forget_parent() -> None:
-    """A forked child reports its own work: the parent's figures stay the parent's.
-
-    multiprocessing ends a forked worker with ``os._exit`` after its own
-    finalizers, never running ``atexit``: the child's report is written by
-    one of those finalizers.
-    """
+    """A forked child reports its own work: the parent's figures stay the parent's."""
     global _started
-    import sys
-
     from accel_agent import registry
 
     _started = time.time()
@@ -250,9 +273,6 @@ def _forget_parent() -> None:
         existing.calls = existing.sampled = existing.native_routed = 0
     for stats in _primitives.values():
         stats.__init__()  # in place: followed objects hold their primitive's figures
-    process_tools = sys.modules.get("multiprocessing.util")
-    if process_tools is not None:
-        process_tools.Finalize(None, _write_at_exit, exitpriority=0)
 
 
 def _write_at_exit() -> None:
