@@ -178,7 +178,7 @@ def _on_patch(module: Any, name: str, replacement: Any, original: Any) -> Any:
         return replacement
     known = _entries.get((module.__name__, name))
     if known is not None and replacement in (known.wrapper, known.replacement):
-        return known.wrapper if (_settings["shadow"] or known.armed) else known.replacement
+        return known.wrapper if _settings["shadow"] else known.replacement
     # Classmethods, staticmethods and properties keep their descriptor
     # behaviour only unwrapped; objects with a __call__ (the compiled fast
     # paths) are callables and are wrapped.
@@ -189,8 +189,11 @@ def _on_patch(module: Any, name: str, replacement: Any, original: Any) -> Any:
     entry = _entries[(module.__name__, name)] = _Entry(module, name, replacement)
     site = savings.site("%s.%s" % (module.__name__, name))
     entry.wrapper = _wrapper(entry, site, name.rsplit(".", 1)[-1], replacement, original)
-    entry.armed = True
-    return entry.wrapper
+    if _settings["shadow"]:
+        return entry.wrapper
+    # Report only: the first arming comes with a garbage collection, not with
+    # the first call, whose time includes the provider's first-use costs.
+    return replacement
 
 
 def _wrapper(
@@ -340,6 +343,9 @@ def _measure_call(
     if not compare:
         if followable:
             _follow(agent.value, None, primitives, stats, site, size, agent_ns)
+        return agent.result()
+    if outputs is None:
+        (stats or savings.primitive(shadow.UNKNOWN)).uncomparable += 1
         return agent.result()
     shadow.corrupt_if_asked(primitives, method, agent, outputs)
     started = time.perf_counter_ns()
@@ -602,6 +608,11 @@ def _followed_call(
     if twin is None:
         if made and agent.value is not obj:
             _follow(agent.value, None, followed.primitives, followed.stats, followed.site)
+        return agent.result()
+    if outputs is None:
+        # The twin cannot follow this call: the object goes on unobserved.
+        _followed.pop(id(obj), None)
+        stats.uncomparable += 1
         return agent.result()
     shadow.corrupt_if_asked(followed.primitives, name, agent, outputs)
     started = time.perf_counter_ns()

@@ -63,8 +63,8 @@ class Outcome:
         return self.value
 
 
-def inputs_for_native(args: tuple, kwargs: dict) -> tuple[tuple, dict, list]:
-    """(args, kwargs, outputs) for native's side of a call.
+def inputs_for_native(args: tuple, kwargs: dict) -> tuple[tuple, dict, list | None]:
+    """(args, kwargs, outputs) for native's side of a call; outputs None: not comparable.
 
     Without an ``output=`` buffer the agent's call cannot change its inputs,
     so native gets the very same objects. With one, the buffer may alias an
@@ -79,9 +79,16 @@ def inputs_for_native(args: tuple, kwargs: dict) -> tuple[tuple, dict, list]:
         view = memoryview(output)
     except TypeError:
         return args, kwargs, []
-    if view.readonly:
-        return args, kwargs, []  # native rejects it as the agent does
-    mine = bytearray(view.nbytes)
+    if view.readonly or not view.c_contiguous:
+        return args, kwargs, []  # native rejects it as the agent does, before writing
+    if type(output) is bytearray:
+        mine = bytearray(view.nbytes)
+    elif type(output) is memoryview and type(output.obj) is bytearray and view.format == "B":
+        mine = memoryview(bytearray(view.nbytes))
+    else:
+        # An array, an mmap, a cast view: a stand-in of another type could be
+        # judged otherwise, and the caller's own may alias the input.
+        return args, kwargs, None
     native_kwargs = {key: _snapshot(value) for key, value in kwargs.items()}
     native_kwargs["output"] = mine
     return tuple(_snapshot(value) for value in args), native_kwargs, [(output, mine)]
