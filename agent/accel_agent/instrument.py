@@ -69,7 +69,7 @@ _SET_CLASS = object.__dict__["__class__"].__set__
 _native_side = [0]
 # (module name, attribute) -> its entry, for every instrumented attribute
 _entries: dict[tuple[str, str], _Entry] = {}
-_collections = [0]
+_collections = [0]  # garbage collections since the last arming
 
 
 class _Entry:
@@ -119,6 +119,7 @@ def enable(shadow_rate: float | None, report: bool) -> None:
     if not _settings["shadow"]:
         import gc
 
+        _collections[0] = ARM_EVERY - 1  # the first collection arms: short runs get a sample
         gc.callbacks.append(_on_collection)
 
 
@@ -191,8 +192,9 @@ def _on_patch(module: Any, name: str, replacement: Any, original: Any) -> Any:
     entry.wrapper = _wrapper(entry, site, name.rsplit(".", 1)[-1], replacement, original)
     if _settings["shadow"]:
         return entry.wrapper
-    # Report only: the first arming comes with a garbage collection, not with
-    # the first call, whose time includes the provider's first-use costs.
+    # Report only: the first arming comes with the next garbage collection,
+    # not with the first call, whose time includes the provider's first-use costs.
+    _collections[0] = ARM_EVERY - 1
     return replacement
 
 
@@ -307,10 +309,26 @@ def _sampled(
     if _busy():
         return replacement(*args, **kwargs)
     _local.busy = True
+    _local.agent = None
     try:
-        return _measure_call(site, method, replacement, original, args, kwargs, compare)
+        outcome = _measure_call(site, method, replacement, original, args, kwargs, compare)
+    except Exception as exc:  # noqa: BLE001 - a fault of the comparison, never the caller's
+        outcome = _internal_error(exc, lambda: shadow.Outcome.of(replacement, args, kwargs))
     finally:
         _local.busy = False
+    return outcome.result()
+
+
+def _internal_error(exc: Exception, serve: Callable) -> shadow.Outcome:
+    """A fault in shadow mode's own code: the call keeps the agent's outcome, one line says so."""
+    from accel_agent import messages
+
+    messages.problem(
+        "shadow mode: internal error (%s); the call was served without a comparison"
+        % type(exc).__name__
+    )
+    agent = getattr(_local, "agent", None)
+    return agent if agent is not None else serve()
 
 
 def _measure_call(
@@ -321,17 +339,17 @@ def _measure_call(
     args: tuple,
     kwargs: dict,
     compare: bool,
-) -> Any:
+) -> shadow.Outcome:
     before = _slot_counts()
     native_args, native_kwargs, outputs = shadow.inputs_for_native(args, kwargs)
     started = time.perf_counter_ns()
-    agent = shadow.Outcome.of(replacement, args, kwargs)
+    agent = _local.agent = shadow.Outcome.of(replacement, args, kwargs)
     agent_ns = time.perf_counter_ns() - started
     primitives = _served(before)
     followable = agent.error is None and not isinstance(agent.value, _VALUE_TYPES)
     if not primitives and not followable:
         site.native_routed += 1  # the replacement handed the call to native itself
-        return agent.result()
+        return agent
     size = _data_size(original, method, args, kwargs)
     # AES objects count their call on first use, not when made: such an
     # object is followed with its primitive still to be found.
@@ -343,10 +361,10 @@ def _measure_call(
     if not compare:
         if followable:
             _follow(agent.value, None, primitives, stats, site, size, agent_ns)
-        return agent.result()
+        return agent
     if outputs is None:
         (stats or savings.primitive(shadow.UNKNOWN)).uncomparable += 1
-        return agent.result()
+        return agent
     shadow.corrupt_if_asked(primitives, method, agent, outputs)
     started = time.perf_counter_ns()
     native = _native_run(original, native_args, native_kwargs)
@@ -363,28 +381,28 @@ def _measure_call(
             if _follow(
                 agent.value, native.value, primitives, stats, site, size, agent_ns, native_ns
             ):
-                return agent.result()
+                return agent
         judged = stats or savings.primitive(shadow.UNKNOWN)
         judged.native_ns += native_ns
         judged.comparisons += 1
         if not same:
             shadow.mismatch(named, method, size)
-            return native.result()
+            return native
         if not primitives and type(agent.value) is type(native.value):
             site.native_routed += 1  # a native object: the agent declined this call
-        return agent.result()
+        return agent
     judged = stats or savings.primitive(shadow.UNKNOWN)
     judged.native_ns += native_ns
     judged.comparisons += 1
     if shadow.same_outcome(agent, native, outputs):
-        return agent.result()
+        return agent
     if not outputs and _randomized(native, original, native_args, native_kwargs):
         judged.comparisons -= 1
         judged.uncomparable += 1
-        return agent.result()
+        return agent
     shadow.mismatch(named, method, size)
     shadow.give_native_outputs(outputs)
-    return native.result()
+    return native
 
 
 def _matched_twin(
@@ -546,10 +564,17 @@ def _followed_method(name: str, base_method: Callable) -> Callable:
         if _busy():
             return base_method(self, *args, **kwargs)
         _local.busy = True
+        _local.agent = None
         try:
-            return _followed_call(self, followed, name, base_method, args, kwargs)
+            outcome = _followed_call(self, followed, name, base_method, args, kwargs)
+        except Exception as exc:  # noqa: BLE001 - a fault of the comparison, never the caller's
+            _followed.pop(id(self), None)  # its twin may have missed the call: stop following
+            outcome = _internal_error(
+                exc, lambda: shadow.Outcome.of(base_method, (self,) + args, kwargs)
+            )
         finally:
             _local.busy = False
+        return outcome.result()
 
     method.__name__ = name
     method.__qualname__ = getattr(base_method, "__qualname__", name)
@@ -589,12 +614,12 @@ def _native_only_call(obj: Any, followed: _Followed, name: str, args: tuple, kwa
 
 def _followed_call(
     obj: Any, followed: _Followed, name: str, base_method: Callable, args: tuple, kwargs: dict
-) -> Any:
+) -> shadow.Outcome:
     twin = followed.twin
     native_args, native_kwargs, outputs = shadow.inputs_for_native(args, kwargs)
     before = None if followed.primitives else _slot_counts()
     started = time.perf_counter_ns()
-    agent = shadow.Outcome.of(base_method, (obj,) + args, kwargs)
+    agent = _local.agent = shadow.Outcome.of(base_method, (obj,) + args, kwargs)
     agent_ns = time.perf_counter_ns() - started
     if before is not None:
         served = _served(before)
@@ -608,12 +633,12 @@ def _followed_call(
     if twin is None:
         if made and agent.value is not obj:
             _follow(agent.value, None, followed.primitives, followed.stats, followed.site)
-        return agent.result()
+        return agent
     if outputs is None:
         # The twin cannot follow this call: the object goes on unobserved.
         _followed.pop(id(obj), None)
         stats.uncomparable += 1
-        return agent.result()
+        return agent
     shadow.corrupt_if_asked(followed.primitives, name, agent, outputs)
     started = time.perf_counter_ns()
     native = _native_run(getattr(twin, name), native_args, native_kwargs)
@@ -629,7 +654,7 @@ def _followed_call(
     else:
         same = shadow.same_outcome(agent, native, outputs)
     if same:
-        return agent.result()
+        return agent
     if (
         not outputs
         and _stateless(twin)
@@ -637,10 +662,10 @@ def _followed_call(
     ):
         stats.comparisons -= 1
         stats.uncomparable += 1
-        return agent.result()
+        return agent
     followed.native_only = True
     shadow.mismatch(followed.primitives or [followed.site.name], name, size)
     shadow.give_native_outputs(outputs)
     if native.error is None and native.value is twin:
-        return obj
-    return native.result()
+        return shadow.Outcome(obj, None)
+    return native
