@@ -286,3 +286,18 @@ def test_off_by_default_nothing_is_wrapped(agent_state):
             value = patching.current_value(module, name)
             assert not getattr(value, "__accel_instrumented__", False), (module_name, name)
     assert instrument._on_patch not in patching.patch_listeners
+
+
+def test_with_both_off_nothing_of_shadow_or_report_is_imported():
+    code = (
+        "import sys\n"
+        "from Crypto.Cipher import AES\n"
+        "from Crypto.Hash import SHA256\n"
+        "AES.new(b'k' * 16, AES.MODE_GCM, nonce=b'n' * 12).encrypt_and_digest(b'x')\n"
+        "SHA256.new(b'x').digest()\n"
+        "names = ('accel_agent.instrument', 'accel_agent.shadow', 'accel_agent.savings')\n"
+        "print([name for name in names if name in sys.modules])\n"
+    )
+    result = run_python("-c", code, env=clean_environment(ACCEL_AGENT="quiet"))
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "[]"

@@ -67,10 +67,11 @@ def inputs_for_native(args: tuple, kwargs: dict) -> tuple[tuple, dict, list | No
     """(args, kwargs, outputs) for native's side of a call; outputs None: not comparable.
 
     Without an ``output=`` buffer the agent's call cannot change its inputs,
-    so native gets the very same objects. With one, the buffer may alias an
-    input: every writable buffer argument is copied before the agent's call,
-    and native writes into a fresh buffer of the same size; ``outputs``
-    pairs the caller's buffer with native's.
+    so native gets the very same objects. With one, the buffer may overlap an
+    input (in place, or further on): before the agent's call, the bytearray
+    under the output is copied, and native gets views of the copy at the same
+    offsets, so it meets the same overlap on the same bytes; other writable
+    buffers are copied. ``outputs`` pairs the caller's buffer with native's.
     """
     output = kwargs.get("output")
     if output is None:
@@ -82,19 +83,24 @@ def inputs_for_native(args: tuple, kwargs: dict) -> tuple[tuple, dict, list | No
     if view.readonly or not view.c_contiguous:
         return args, kwargs, []  # native rejects it as the agent does, before writing
     if type(output) is bytearray:
-        mine = bytearray(view.nbytes)
+        base = output
     elif type(output) is memoryview and type(output.obj) is bytearray and view.format == "B":
-        mine = memoryview(bytearray(view.nbytes))
+        base = output.obj
     else:
         # An array, an mmap, a cast view: a stand-in of another type could be
-        # judged otherwise, and the caller's own may alias the input.
+        # judged otherwise.
         return args, kwargs, None
-    native_kwargs = {key: _snapshot(value) for key, value in kwargs.items()}
-    native_kwargs["output"] = mine
-    return tuple(_snapshot(value) for value in args), native_kwargs, [(output, mine)]
+    copy = bytearray(base)
+    try:
+        native_args = tuple(_remapped(value, base, copy) for value in args)
+        native_kwargs = {key: _remapped(value, base, copy) for key, value in kwargs.items()}
+    except _NotComparable:
+        return args, kwargs, None
+    return native_args, native_kwargs, [(output, native_kwargs["output"])]
 
 
 def _snapshot(value: Any) -> Any:
+    """A writable byte buffer's bytes now (the agent's call may write into it)."""
     if isinstance(value, (bytearray, memoryview)):
         try:
             view = memoryview(value)
@@ -103,6 +109,34 @@ def _snapshot(value: Any) -> Any:
         if view.ndim == 1 and view.format in ("B", "b", "c") and not view.readonly:
             return bytes(view)
     return value
+
+
+class _NotComparable(Exception):
+    """An argument's overlap with the output cannot be reproduced for native."""
+
+
+def _address(buffer: Any) -> int:
+    import ctypes
+
+    return ctypes.addressof(ctypes.c_char.from_buffer(buffer))
+
+
+def _remapped(value: Any, base: bytearray, copy: bytearray) -> Any:
+    """``value`` as native must see it: over ``copy`` where it lies over ``base``."""
+    if value is base:
+        return copy
+    if type(value) is memoryview and value.obj is base:
+        if not value.c_contiguous or value.format != "B" or value.ndim != 1:
+            raise _NotComparable
+        if not value.nbytes:
+            twin = memoryview(copy)[0:0]
+        elif value.readonly or not base:
+            raise _NotComparable
+        else:
+            offset = _address(value) - _address(base)
+            twin = memoryview(copy)[offset : offset + value.nbytes]
+        return twin.toreadonly() if value.readonly else twin
+    return _snapshot(value)
 
 
 def _same_value(mine: Any, theirs: Any) -> bool:
