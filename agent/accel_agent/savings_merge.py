@@ -194,7 +194,7 @@ def _account(name: str, total: dict, ratios: dict) -> dict:
 def _figure(value: float | None, basis: str) -> str:
     if value is None:
         return "-"
-    text = "%.4f" % value
+    text = "%.3f" % value
     return text + ("~" if basis == ESTIMATED else "")
 
 
@@ -212,14 +212,15 @@ def _bytes(value: int | None, basis: str) -> str:
 
 def table(merged: dict) -> list[str]:
     """The merged account as lines of text (``~``: estimated)."""
-    columns = ("primitive", "calls", "bytes", "agent s", "native s", "saved s", "time")
-    header = "%-14s %10s %12s %11s %11s %11s  %-9s %s" % (columns + ("mismatches",))
+    columns = ("primitive", "calls", "bytes", "agent s", "native s", "saved s", "native")
+    row_format = "%-14s %8s %10s %8s %8s %8s  %-9s %s"
+    header = row_format % (columns + ("mism",))
     lines = [header, "-" * len(header)]
     for name, row in merged["primitives"].items():
         if not row["calls"] and not row["mismatches"]:
             continue
         lines.append(
-            "%-14s %10d %12s %11s %11s %11s  %-9s %d"
+            row_format
             % (
                 name,
                 row["calls"],
@@ -234,7 +235,7 @@ def table(merged: dict) -> list[str]:
     totals = merged["totals"]
     lines.append("-" * len(header))
     lines.append(
-        "%d calls; %.4f CPU s saved; %d shadow comparisons, %d mismatches"
+        "%d calls; %.3f CPU s saved; %d shadow comparisons, %d mismatches"
         % (totals["calls"], totals["saved_cpu_s"], totals["comparisons"], totals["mismatches"])
     )
     for name, row in merged["primitives"].items():
@@ -248,8 +249,6 @@ def table(merged: dict) -> list[str]:
     lines.append(
         "%d processes on %d hosts: %s" % (merged["processes"], len(merged["hosts"]), hosts)
     )
-    lines.append(
-        "~ estimated: bytes from sampled calls; time from this machine's calibration "
-        "(accel-agent calibrate) where shadow mode measured none"
-    )
+    lines.append("~ estimated: bytes from sampled calls; native time, where shadow")
+    lines.append("  mode measured none, from this machine's `accel-agent calibrate`")
     return lines
