@@ -396,6 +396,10 @@ def _measure_call(
     judged.comparisons += 1
     if shadow.same_outcome(agent, native, outputs):
         return agent
+    if _native_choked_on_ours(agent, native, args, kwargs):
+        judged.comparisons -= 1
+        judged.uncomparable += 1
+        return agent
     if not outputs and _randomized(native, original, native_args, native_kwargs):
         judged.comparisons -= 1
         judged.uncomparable += 1
@@ -442,6 +446,33 @@ def _randomized(native: shadow.Outcome, function: Callable, args: tuple, kwargs:
         return False
     again = _native_run(function, args, kwargs)
     return not shadow.same_outcome(again, native, [])
+
+
+def _agent_made(value: Any) -> bool:
+    """Whether ``value`` is one of the agent's objects (a hash object it made, followed or not)."""
+    import sys
+
+    kind = type(value)
+    if getattr(kind, "__accel_follower__", False):
+        return True
+    hashes = sys.modules.get("accel_agent.targets.pycryptodome.hashes")
+    wrappers = getattr(hashes, "WRAPPERS", None)
+    return isinstance(wrappers, set) and kind in wrappers
+
+
+def _native_choked_on_ours(
+    agent: shadow.Outcome, native: shadow.Outcome, args: tuple, kwargs: dict
+) -> bool:
+    """Native raised where the agent did not, given an object of the agent's.
+
+    Native code reaches into the C state of the objects it is handed (PBKDF2
+    reads a hash object's ``_state``); an agent's object has none, which is
+    why the agent's own target serves such calls. Native's error there says
+    nothing about the agent's answer: the sample is uncomparable.
+    """
+    if native.error is None or agent.error is not None:
+        return False
+    return any(_agent_made(value) for value in args + tuple(kwargs.values()))
 
 
 def _stateless(obj: Any) -> bool:
@@ -550,8 +581,26 @@ def _follower_class(cls: type) -> type | None:
             follower.__module__ = cls.__module__
         except TypeError:
             follower = None
+        else:
+            _register_like(cls, follower)
     _followers[cls] = follower
     return follower
+
+
+def _register_like(cls: type, follower: type) -> None:
+    """Let targets that recognise their classes by membership recognise the follower too.
+
+    The hash target's ``WRAPPERS`` (read by HMAC and the KDFs through an
+    exact ``type(obj) in WRAPPERS`` test) is the one such table; without the
+    follower in it a followed hash object handed to PBKDF2 would be taken
+    for a foreign one.
+    """
+    import sys
+
+    hashes = sys.modules.get("accel_agent.targets.pycryptodome.hashes")
+    wrappers = getattr(hashes, "WRAPPERS", None)
+    if isinstance(wrappers, set) and cls in wrappers:
+        wrappers.add(follower)
 
 
 def _followed_method(name: str, base_method: Callable) -> Callable:
@@ -654,6 +703,10 @@ def _followed_call(
     else:
         same = shadow.same_outcome(agent, native, outputs)
     if same:
+        return agent
+    if _native_choked_on_ours(agent, native, args, kwargs):
+        stats.comparisons -= 1
+        stats.uncomparable += 1
         return agent
     if (
         not outputs
