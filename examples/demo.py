@@ -14,7 +14,11 @@ driver, on one generated directory of files:
 3. tampers with one sealed file and with the manifest: both modes must
    refuse, with the same message;
 4. prints the CPU times (median over the reps) and which primitives the
-   agent served, with how many calls.
+   agent served, with how many calls;
+5. seals once more in shadow mode (``ACCEL_AGENT=shadow``, every call also
+   done natively and compared: there must be no mismatch), and ends with the
+   savings report of the agent's runs (``ACCEL_AGENT_REPORT``, merged by
+   ``accel-agent report``).
 
 Exit 0 when everything matched, 1 on any mismatch (the first lines of the
 report say which), 2 when the program itself could not run.
@@ -75,14 +79,27 @@ class Run:
 
 
 def run_program(
-    program: str, mode: str, args: list[str], scratch: str, show_stderr: bool = False
+    program: str,
+    mode: str,
+    args: list[str],
+    scratch: str,
+    show_stderr: bool = False,
+    reports: str | None = None,
 ) -> Run:
-    """Run the program with ACCEL_AGENT=mode; its CPU time and the agent's call counts."""
+    """Run the program with ACCEL_AGENT=mode; its CPU time and the agent's call counts.
+
+    ``reports``: the directory the agent's runs write their savings reports to.
+    """
     result_path = os.path.join(scratch, "result.json")
     if os.path.exists(result_path):
         os.remove(result_path)
     environment = dict(os.environ, ACCEL_AGENT=mode, DEMO_RESULT=result_path)
     environment.pop("ACCEL_AGENT_EXCLUDE", None)
+    environment.pop("ACCEL_AGENT_REPORT", None)
+    if reports is not None and mode != "off":
+        environment["ACCEL_AGENT_REPORT"] = reports
+    if mode == "shadow":
+        environment["ACCEL_AGENT_SHADOW_RATE"] = "1"
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     completed = subprocess.run(
         [sys.executable, "-c", BOOTSTRAP, program, *args],
@@ -162,13 +179,17 @@ class Demo:
         self.source = os.path.join(workdir, "files")
         self.keys = os.path.join(workdir, "keys")
         self.scratch = os.path.join(workdir, "scratch")
+        self.reports = os.path.join(workdir, "reports")
         os.makedirs(self.scratch, exist_ok=True)
+        os.makedirs(self.reports, exist_ok=True)
         self.times: dict[tuple[str, str], list[Run]] = {}
         self.agent_calls: dict[str, list] = {}
         self.last_sealed: dict[str, str] = {}  # mode -> the latest directory sealed in it
 
     def run(self, mode: str, *args: str, show_stderr: bool = False) -> Run:
-        result = run_program(self.program, mode, list(args), self.scratch, show_stderr)
+        result = run_program(
+            self.program, mode, list(args), self.scratch, show_stderr, self.reports
+        )
         if mode != "off":
             for name, (provider, count) in result.calls.items():
                 entry = self.agent_calls.setdefault(name, [provider, 0])
@@ -209,6 +230,32 @@ class Demo:
                     self.failures.append("%s: %s" % (what, "; ".join(problems[:5])))
             shutil.rmtree(dest, ignore_errors=True)
         self.last_sealed = sealed
+
+    def shadow_finds_no_mismatch(self) -> None:
+        """Seal once in shadow mode: every call also done natively, and compared."""
+        out = os.path.join(self.workdir, "sealed-in-shadow-mode")
+        result = self.run("shadow", "seal", self.source, out, "--keys", self.keys)
+        if not self.must_succeed("seal (shadow mode)", result):
+            return
+        if "shadow mismatch" in result.stderr:
+            self.failures.append("shadow mode: %s" % result.stderr.strip()[-500:])
+        shutil.rmtree(out, ignore_errors=True)
+
+    def savings_report(self) -> dict:
+        """The agent's runs' reports, merged: printed as ``accel-agent report`` prints them."""
+        command = [sys.executable, "-m", "accel_agent", "report"]
+        table = subprocess.run(command + [self.reports], capture_output=True, text=True)
+        merged = subprocess.run(command + ["--json", self.reports], capture_output=True, text=True)
+        if table.returncode != 0 or merged.returncode != 0:
+            self.failures.append("accel-agent report: %s" % (table.stderr or merged.stderr))
+            return {}
+        print("demo: the savings report of the agent's runs (accel-agent report):")
+        for line in table.stdout.splitlines():
+            print("  " + line)
+        account = json.loads(merged.stdout)
+        if account["totals"]["mismatches"]:
+            self.failures.append("shadow mode: %d mismatches" % account["totals"]["mismatches"])
+        return account
 
     def tampering_is_refused_alike(self) -> None:
         """A flipped ciphertext bit and a flipped manifest byte: both modes refuse, same words."""
@@ -312,6 +359,9 @@ def main(argv: list[str] | None = None) -> int:
             print("  sealed under the agent, opened natively: every file identical")
         demo.tampering_is_refused_alike()
         demo.report_times(args.files, size)
+        print("demo: sealing once more in shadow mode (every call also done natively)")
+        demo.shadow_finds_no_mismatch()
+        account = demo.savings_report()
     finally:
         if not args.workdir:
             shutil.rmtree(workdir, ignore_errors=True)
@@ -320,6 +370,11 @@ def main(argv: list[str] | None = None) -> int:
             print("demo: MISMATCH: %s" % failure, file=sys.stderr)
         print("demo: FAILED", file=sys.stderr)
         return MISMATCH
+    totals = account.get("totals", {})
+    print(
+        "demo: shadow mode compared %d calls with native pycryptodome: %d mismatches"
+        % (totals.get("comparisons", 0), totals.get("mismatches", 0))
+    )
     print("demo: PASSED")
     return OK
 

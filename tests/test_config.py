@@ -236,7 +236,7 @@ def test_startup_with_a_bad_mode_in_the_default_file_runs_unpatched(
     assert not activation.is_active()
     assert capsys.readouterr().err == (
         "accel-agent: default file: unknown mode 'turbo' (expected one of: on, quiet, assert, "
-        "off); running without the agent\n"
+        "shadow, off); running without the agent\n"
     )
 
 

@@ -4,17 +4,18 @@ The public API is small and imports nothing heavy until called:
 
 * :func:`activate` - turn the agent on from code (``import accel_agent.auto`` does it for you);
 * :func:`status` - the agent's facts as a dict (what ``accel-agent verify --json`` prints);
-* :func:`uninstall` - put every patched function back.
+* :func:`uninstall` - put every patched function back;
+* :func:`write_report` - write the savings report now (``ACCEL_AGENT_REPORT``).
 """
 
 from __future__ import annotations
 
 __version__ = "0.1.0"
-__all__ = ["__version__", "activate", "status", "uninstall"]
+__all__ = ["__version__", "activate", "status", "uninstall", "write_report"]
 
 
 def activate(mode: str = "quiet") -> None:
-    """Activate the agent in this process (``on``, ``quiet`` or ``assert``)."""
+    """Activate the agent in this process (``on``, ``quiet``, ``shadow`` or ``assert``)."""
     from accel_agent import activation
 
     activation.activate(mode)
@@ -36,3 +37,14 @@ def uninstall() -> list:
     from accel_agent import activation
 
     return activation.uninstall()
+
+
+def write_report(path: str | None = None) -> str | None:
+    """Write this process's savings report now; returns the file written.
+
+    ``path`` (a file or a directory) defaults to ``ACCEL_AGENT_REPORT``;
+    with neither, nothing is written and None is returned.
+    """
+    from accel_agent import savings
+
+    return savings.write_report(path)

@@ -28,7 +28,7 @@ EXIT_BAD_MODE = 2  # assert mode was asked for with a value that is not a mode
 
 _state = {"mode": "off", "source": "built-in default", "active": False}
 # A second activation only matters when it asks for more (quiet -> on -> assert).
-_MODE_LEVEL = {"off": 0, "quiet": 1, "on": 2, "assert": 3}
+_MODE_LEVEL = {"off": 0, "quiet": 1, "on": 2, "shadow": 3, "assert": 4}
 
 
 def current_mode() -> str:
@@ -83,7 +83,7 @@ def _set_key_reuse(conf: config.ConfFile) -> None:
 
 
 def activate(mode: str = "quiet", exit_function=sys.exit) -> None:
-    """Activate in ``mode`` (on, quiet, assert); a second call only raises the mode's level.
+    """Activate in ``mode`` (on, quiet, shadow, assert); a second call only raises the mode's level.
 
     ``exit_function`` ends the process in assert mode; the start-up hook passes
     one that works inside ``site`` (where SystemExit would be a fatal error).
@@ -99,6 +99,7 @@ def activate(mode: str = "quiet", exit_function=sys.exit) -> None:
         messages.problem("%s; nothing is patched" % facts.unsupported_reason)
         _report_and_enforce(mode, exit_function)
         return
+    _instrument(mode)
     if not _state["active"]:
         _state["active"] = True
         already_imported = _install_hooks()
@@ -106,8 +107,35 @@ def activate(mode: str = "quiet", exit_function=sys.exit) -> None:
     _report_and_enforce(mode, exit_function)
 
 
+def _instrument(mode: str) -> None:
+    """Shadow mode and the savings report: wrappers around replacements, only when asked.
+
+    With neither, nothing is imported and patching installs replacements bare.
+    """
+    report_path = config.report_path()
+    # Shadow mode asked for by the environment stays on through a later
+    # activation from code (accel_agent.auto, an uninstall and activate).
+    shadow_on = mode == "shadow" or config.shadow_requested()
+    if not shadow_on and report_path is None:
+        return
+    from accel_agent import instrument, savings, shadow
+
+    rate = None
+    if shadow_on:
+        rate, problem = config.shadow_rate_choice()
+        if problem:
+            messages.problem(problem)
+    instrument.enable(rate, report_path is not None)
+    if report_path is not None:
+        savings.write_at_exit(report_path)
+    shadow.corrupt_from_environment()
+
+
 def uninstall() -> list[str]:
     """Restore every original and stop watching imports; returns what was restored."""
+    instrument = sys.modules.get("accel_agent.instrument")
+    if instrument is not None:
+        instrument.disable()
     hooks.remove_finder()
     hooks.clear()
     restored = patching.restore_all()
@@ -167,7 +195,7 @@ def _warn_early_references(module_names: list[str]) -> None:
 
 
 def _report_and_enforce(mode: str, exit_function) -> None:
-    if mode not in ("on", "assert"):
+    if mode not in ("on", "assert", "shadow"):
         return
     from accel_agent import report
 

@@ -198,3 +198,34 @@ def reset_cache() -> None:
     """Read the cache again on next use (tests; after ``accel-agent calibrate``)."""
     global _cache
     _cache = None
+
+
+def measured_speedups() -> dict[str, dict[str, float]]:
+    """Per primitive and size class (bytes), native's time over the provider's, measured here.
+
+    What ``accel-agent calibrate`` recorded beside its choices; ``{}``
+    without a calibration cache. The savings report's estimates use it.
+    """
+    path = _load_cache().get("path")
+    if not path:
+        return {}
+    import json
+
+    try:
+        with open(path, encoding="utf-8") as handle:
+            detail = json.load(handle).get("detail", {})
+    except (OSError, ValueError, AttributeError):
+        return {}
+    if not isinstance(detail, dict):
+        return {}
+    speedups = {}
+    for primitive, table in detail.items():
+        if isinstance(table, dict):
+            rows = {
+                size: float(ratio)
+                for size, ratio in table.items()
+                if str(size).isdigit() and isinstance(ratio, (int, float)) and ratio > 0
+            }
+            if rows:
+                speedups[primitive] = rows
+    return speedups

@@ -22,13 +22,15 @@ USAGE = 2  # click's own code for bad arguments
 CANNOT_WRITE = 3  # enable/disable: the environment's site-packages is not writable
 NOT_INSTALLED = 4  # enable/status: the start-up hook is not installed in this environment
 NOTHING_MEASURED = 5  # bench: no row could be measured (pycryptodome missing, say)
+BAD_REPORT = 6  # report: a file is not a savings report, or none was found
 COMMAND_NOT_FOUND = 127  # run: the command does not exist (as a shell says)
 BROKEN_ROWS = 1  # bench: a row's outputs differed from native pycryptodome's, or it raised
 
-ACTIVE_MODES = ("on", "quiet", "assert")
+ACTIVE_MODES = ("on", "quiet", "assert", "shadow")
 _MODE_HELP = (
     "on: two status lines on stderr; quiet: silent, problems only; "
-    "assert: exit 1 before the program runs unless accelerated."
+    "assert: exit 1 before the program runs unless accelerated; "
+    "shadow: as on, and a sampled share of calls is redone natively and compared."
 )
 
 
@@ -364,6 +366,34 @@ def bench(
             NOTHING_MEASURED,
         )
     sys.exit(OK)
+
+
+@cli.command(short_help="Merge savings reports (ACCEL_AGENT_REPORT files) into one account.")
+@click.option("--json", "as_json", is_flag=True, help="Print the merged account as JSON.")
+@click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True))
+def report(as_json: bool, paths: tuple[str, ...]) -> None:
+    """Merge the savings reports in PATHS (files or directories) into one table.
+
+    Per primitive: calls, bytes, the agent's CPU time against native's, the
+    CPU seconds saved (measured by shadow mode, else estimated from this
+    machine's calibration, marked ~), mismatches, and the processes and
+    hosts seen.
+    """
+    from accel_agent import calibration, savings_merge
+
+    files = savings_merge.report_files(list(paths))
+    if not files:
+        _fail("no report files in %s" % ", ".join(paths), BAD_REPORT)
+    try:
+        documents = [savings_merge.load(path) for path in files]
+    except savings_merge.ReportError as exc:
+        _fail(str(exc), BAD_REPORT)
+    merged = savings_merge.merge(documents, calibration.measured_speedups())
+    if as_json:
+        click.echo(json.dumps(merged, indent=2, sort_keys=True))
+        return
+    for line in savings_merge.table(merged):
+        click.echo(line)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import sys
 
-MODES = ("on", "quiet", "assert", "off")
+MODES = ("on", "quiet", "assert", "shadow", "off")
 DEFAULT_MODE = "off"
 
 # Spellings people reach for first; each maps onto one of MODES.
@@ -30,6 +30,9 @@ ENV_MODE = "ACCEL_AGENT"
 ENV_EXCLUDE = "ACCEL_AGENT_EXCLUDE"
 ENV_KEY_REUSE = "ACCEL_AGENT_KEY_REUSE"
 ENV_SPEEDUPS = "ACCEL_AGENT_SPEEDUPS"
+ENV_SHADOW_RATE = "ACCEL_AGENT_SHADOW_RATE"
+ENV_REPORT = "ACCEL_AGENT_REPORT"
+DEFAULT_SHADOW_RATE = 0.01
 
 
 class Setting:
@@ -63,8 +66,9 @@ SETTINGS = (
         env=ENV_MODE,
         conf_key="mode",
         default=DEFAULT_MODE,
-        accepted="on | quiet | assert | off",
-        help="whether the agent activates, and how loudly; -X wins over the "
+        accepted="on | quiet | assert | shadow | off",
+        help="whether the agent activates, and how loudly; shadow: as on, and a sampled "
+        "share of accelerated work is redone natively and compared; -X wins over the "
         "variable, which wins over `accel-agent enable`",
     ),
     Setting(
@@ -98,6 +102,26 @@ SETTINGS = (
         help="the compiled per-call fast path (accel_agent._speedups) where the wheel "
         "has it; off: the pure-Python paths, as on a machine without a C compiler "
         "(same results, slower per call; a way to rule the C code out)",
+    ),
+    Setting(
+        name="shadow_rate",
+        xoption=None,
+        env=ENV_SHADOW_RATE,
+        conf_key=None,
+        default=str(DEFAULT_SHADOW_RATE),
+        accepted="a fraction from 0 to 1 (anything else: the default, with a warning)",
+        help="in shadow mode, the share of one-shot calls and of streaming objects that "
+        "native pycryptodome redoes and the agent compares (docs/shadow.md)",
+    ),
+    Setting(
+        name="report",
+        xoption=None,
+        env=ENV_REPORT,
+        conf_key=None,
+        default="",
+        accepted="a file, or an existing directory (one file per process, by host and pid)",
+        help="where the savings report goes, at exit and on accel_agent.write_report(): "
+        "calls, bytes, native fallbacks, shadow timings and mismatches (docs/shadow.md)",
     ),
 )
 
@@ -310,3 +334,39 @@ def speedups_choice() -> tuple[bool, str | None]:
 
 def xoption_value() -> object:
     return sys._xoptions.get(XOPTION)
+
+
+def shadow_rate_choice() -> tuple[float, str | None]:
+    """(the share of work shadow mode redoes natively, a problem to report).
+
+    A value that is not a number from 0 to 1 keeps the default: a typo
+    should neither switch the comparison off nor redo every call.
+    """
+    raw = os.environ.get(ENV_SHADOW_RATE)
+    if raw is None or not raw.strip():
+        return DEFAULT_SHADOW_RATE, None
+    try:
+        rate = float(raw)
+    except ValueError:
+        rate = -1.0
+    if not 0.0 <= rate <= 1.0:  # NaN fails both comparisons too
+        return DEFAULT_SHADOW_RATE, "%s: %r is not a fraction from 0 to 1; using %s" % (
+            ENV_SHADOW_RATE,
+            raw,
+            DEFAULT_SHADOW_RATE,
+        )
+    return rate, None
+
+
+def shadow_requested() -> bool:
+    """Whether ``-X accel`` or ``ACCEL_AGENT`` asks for shadow mode."""
+    raw = sys._xoptions.get(XOPTION, os.environ.get(ENV_MODE))
+    return isinstance(raw, str) and raw.strip().lower() == "shadow"
+
+
+def report_path() -> str | None:
+    """Where the savings report goes (``ACCEL_AGENT_REPORT``), or None when it is off."""
+    raw = os.environ.get(ENV_REPORT)
+    if raw is None or not raw.strip():
+        return None
+    return raw.strip()

@@ -26,6 +26,10 @@ _MISSING = object()
 MISSING = _MISSING  # what set_value() takes to delete, and current_value() gives for absent
 _originals: dict[str, dict[str, Any]] = {}
 _ever_patched: set[str] = set()  # survives restore_all(), for messages only
+# Called as listener(module, name, replacement, original) -> what to install
+# instead; empty unless shadow mode or the savings report is on
+# (accel_agent.instrument), so patching is unchanged when both are off.
+patch_listeners: list = []
 
 
 def owner_of(module: Any, name: str) -> tuple[Any, str]:
@@ -64,6 +68,8 @@ def patch_attribute(module: ModuleType, name: str, replacement: Any) -> None:
     _ever_patched.add(module.__name__)
     if name not in saved:
         saved[name] = _current(*owner_of(module, name))
+    for listener in patch_listeners:
+        replacement = listener(module, name, replacement, saved[name])
     set_value(module, name, replacement)
 
 

@@ -145,6 +145,35 @@ def decided() -> list[Choice]:
     return [_choices[spec.name] for spec in catalog.PRIMITIVES if spec.name in _choices]
 
 
+def force_native(name: str, reason: str) -> None:
+    """Serve primitive ``name`` natively for the rest of the process (a shadow mismatch).
+
+    The reset listeners make targets that keep a resolved provider in a
+    closure ask their slot again, which now answers native; objects made
+    before keep their provider (shadow mode hands a followed object to its
+    native twin itself).
+    """
+    spec = catalog.BY_NAME[name]
+    with _lock:
+        previous = _choices.get(name)
+        refusals = dict(previous.refusals) if previous is not None else {}
+        if previous is not None and previous.provider_name != "native":
+            refusals[previous.provider_name] = reason
+        _choices[name] = Choice(
+            name, spec.family, "native", None, NOT_ACCELERATED, reason, refusals
+        )
+        existing = _slots.get(name)
+        if existing is not None:
+            existing._provider = None
+    for listener in list(reset_listeners):
+        listener()
+
+
+def slots() -> dict[str, Slot]:
+    """Every slot made so far, by primitive name (a copy)."""
+    return dict(_slots)
+
+
 def calls() -> dict[str, int]:
     return {name: s.total_calls() for name, s in sorted(_slots.items())}
 

@@ -51,10 +51,21 @@ def summary(resolve: bool = True) -> dict[str, object]:
         "hashlib": _hashlib_backends(),
         "key_reuse": _key_reuse(),
         "speedups": _speedups(),
+        "shadow": _shadow(),
         "problems": list(messages.history),
         "healthy": not unhealthy,
         "unhealthy_reasons": unhealthy,
     }
+
+
+def _shadow() -> dict[str, object]:
+    """Shadow mode's rate, comparisons and mismatches (off: nothing was compared)."""
+    import sys
+
+    savings = sys.modules.get("accel_agent.savings")
+    if savings is None:
+        return {"on": False, "rate": None, "comparisons": 0, "uncomparable": 0, "mismatches": {}}
+    return savings.shadow_summary()
 
 
 def _key_reuse() -> bool:

@@ -1,0 +1,300 @@
+"""Shadow mode's judgement: are the agent's outcome and native's the same, and what if not.
+
+:mod:`accel_agent.instrument` runs both sides of a sampled call; this module
+prepares native's inputs (a snapshot where the agent's call could change
+them), compares the two outcomes, and acts on a mismatch:
+
+* the caller gets native's result or exception (and native's bytes in an
+  ``output=`` buffer);
+* the primitives that served the call go native for the rest of the process
+  (:func:`accel_agent.registry.force_native`);
+* one ``accel-agent: shadow mismatch: <primitive> <method> <size class>``
+  line goes to stderr, naming no data;
+* ``status()`` and the savings report record it (:mod:`accel_agent.savings`).
+
+Byte strings are compared with :func:`hmac.compare_digest`: a sampled call
+takes no longer for where a tag or plaintext first differs than native's
+own constant-time checks would.
+
+The test-only hook :func:`corrupt_for_tests` flips one output bit of the
+agent's side of sampled calls of one primitive, to prove the comparison
+catches it. It is refused unless ``ACCEL_AGENT_TEST_HOOKS=1`` is set *and*
+pytest is running a test (``PYTEST_CURRENT_TEST``, which pytest sets for the
+duration of each test): neither alone turns it on.
+"""
+
+from __future__ import annotations
+
+import os
+from hmac import compare_digest
+
+from accel_agent import messages, registry, savings
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Callable
+
+ENV_TEST_HOOKS = "ACCEL_AGENT_TEST_HOOKS"
+ENV_TEST_CORRUPT = "ACCEL_AGENT_TEST_CORRUPT"  # a primitive, for subprocess tests
+UNKNOWN = "(unidentified)"  # figures of sampled work no slot claimed (yet)
+_corrupt: set[str] = set()
+_MISSING = object()
+
+
+class Outcome:
+    """What one side of a call did: returned ``value`` or raised ``error``."""
+
+    __slots__ = ("value", "error")
+
+    def __init__(self, value: Any, error: BaseException | None) -> None:
+        self.value = value
+        self.error = error
+
+    @classmethod
+    def of(cls, function: Callable, args: tuple, kwargs: dict) -> Outcome:
+        try:
+            return cls(function(*args, **kwargs), None)
+        except Exception as exc:  # noqa: BLE001 - compared, then raised to the caller
+            return cls(None, exc)
+
+    def result(self) -> Any:
+        if self.error is not None:
+            raise self.error
+        return self.value
+
+
+def inputs_for_native(args: tuple, kwargs: dict) -> tuple[tuple, dict, list | None]:
+    """(args, kwargs, outputs) for native's side of a call; outputs None: not comparable.
+
+    Without an ``output=`` buffer the agent's call cannot change its inputs,
+    so native gets the very same objects. With one, the buffer may overlap an
+    input (in place, or further on): before the agent's call, the bytearray
+    under the output is copied, and native gets views of the copy at the same
+    offsets, so it meets the same overlap on the same bytes; other writable
+    buffers are copied. ``outputs`` pairs the caller's buffer with native's.
+    """
+    output = kwargs.get("output")
+    if output is None:
+        return args, kwargs, []
+    try:
+        view = memoryview(output)
+    except TypeError:
+        return args, kwargs, []
+    if view.readonly or not view.c_contiguous:
+        return args, kwargs, []  # native rejects it as the agent does, before writing
+    if type(output) is bytearray:
+        base = output
+    elif type(output) is memoryview and type(output.obj) is bytearray and view.format == "B":
+        base = output.obj
+    else:
+        # An array, an mmap, a cast view: a stand-in of another type could be
+        # judged otherwise.
+        return args, kwargs, None
+    copy = bytearray(base)
+    try:
+        native_args = tuple(_remapped(value, base, copy) for value in args)
+        native_kwargs = {key: _remapped(value, base, copy) for key, value in kwargs.items()}
+    except _NotComparable:
+        return args, kwargs, None
+    return native_args, native_kwargs, [(output, native_kwargs["output"])]
+
+
+def _snapshot(value: Any) -> Any:
+    """A writable byte buffer's bytes now (the agent's call may write into it)."""
+    if isinstance(value, (bytearray, memoryview)):
+        try:
+            view = memoryview(value)
+        except TypeError:
+            return value
+        if view.ndim == 1 and view.format in ("B", "b", "c") and not view.readonly:
+            return bytes(view)
+    return value
+
+
+class _NotComparable(Exception):
+    """An argument's overlap with the output cannot be reproduced for native."""
+
+
+def _address(buffer: Any) -> int:
+    import ctypes
+
+    return ctypes.addressof(ctypes.c_char.from_buffer(buffer))
+
+
+def _remapped(value: Any, base: bytearray, copy: bytearray) -> Any:
+    """``value`` as native must see it: over ``copy`` where it lies over ``base``."""
+    if value is base:
+        return copy
+    if type(value) is memoryview and value.obj is base:
+        if not value.c_contiguous or value.format != "B" or value.ndim != 1:
+            raise _NotComparable
+        if not value.nbytes:
+            twin = memoryview(copy)[0:0]
+        elif value.readonly or not base:
+            raise _NotComparable
+        else:
+            offset = _address(value) - _address(base)
+            twin = memoryview(copy)[offset : offset + value.nbytes]
+        return twin.toreadonly() if value.readonly else twin
+    return _snapshot(value)
+
+
+def _same_value(mine: Any, theirs: Any) -> bool:
+    if type(mine) is not type(theirs):
+        return False
+    if isinstance(mine, (bytes, bytearray)):
+        return compare_digest(mine, theirs)
+    if isinstance(mine, memoryview):
+        return compare_digest(mine.tobytes(), theirs.tobytes())
+    if isinstance(mine, str):
+        if mine.isascii() and theirs.isascii():
+            return compare_digest(mine, theirs)
+        return mine == theirs
+    if isinstance(mine, (tuple, list)):
+        return len(mine) == len(theirs) and all(map(_same_value, mine, theirs))
+    if isinstance(mine, (int, float, bool, type(None))):
+        return mine == theirs
+    # An object: the same class name is what a caller can tell apart here.
+    return type(mine).__name__ == type(theirs).__name__
+
+
+def same_outcome(mine: Outcome, theirs: Outcome, outputs: list) -> bool:
+    """Same exception type, or same value and same ``output=`` bytes."""
+    if mine.error is not None or theirs.error is not None:
+        return (
+            mine.error is not None
+            and theirs.error is not None
+            and type(mine.error) is type(theirs.error)
+        )
+    if not _same_value(mine.value, theirs.value):
+        return False
+    for caller_buffer, native_buffer in outputs:
+        if not compare_digest(memoryview(caller_buffer).tobytes(), bytes(native_buffer)):
+            return False
+    return True
+
+
+def same_facts(mine: Any, theirs: Any, names: tuple[str, ...]) -> bool:
+    """Whether two objects agree on the facts a later call depends on (nonce, sizes...)."""
+    if type(mine).__name__ != type(theirs).__name__:
+        return False
+    for name in names:
+        a = _fact(mine, name)
+        b = _fact(theirs, name)
+        if isinstance(a, Outcome) or isinstance(b, Outcome):
+            if not (isinstance(a, Outcome) and isinstance(b, Outcome)):
+                return False
+            if type(a.error) is not type(b.error):
+                return False
+        elif (a is _MISSING) != (b is _MISSING) or (a is not _MISSING and not _same_value(a, b)):
+            return False
+    return True
+
+
+def _fact(obj: Any, name: str) -> Any:
+    try:
+        return getattr(obj, name, _MISSING)
+    except Exception as exc:  # noqa: BLE001 - a property that raises: compare the type
+        return Outcome(None, exc)
+
+
+def give_native_outputs(outputs: list) -> None:
+    """Put native's bytes into the caller's ``output=`` buffers."""
+    for caller_buffer, native_buffer in outputs:
+        view = memoryview(caller_buffer).cast("B")
+        view[:] = native_buffer
+
+
+def size_class(size: int) -> str:
+    """The size of a call's data as a class, never the size itself."""
+    for limit, label in ((64, "<=64B"), (1024, "<=1KiB"), (16384, "<=16KiB"), (1 << 20, "<=1MiB")):
+        if size <= limit:
+            return label
+    return ">1MiB"
+
+
+def mismatch(primitives: list[str], method: str, size: int) -> None:
+    """Act on a mismatch: primitives native, one line, recorded (the caller gets native's)."""
+    from accel_agent import catalog
+
+    label = size_class(size)
+    primitive = primitives[0]  # an entry point's name when no slot claimed the call
+    for name in primitives:
+        if name in catalog.BY_NAME:
+            registry.force_native(name, "shadow mismatch (%s %s)" % (method, label))
+    savings.primitive(primitive).record_mismatch(method, label)
+    messages.problem("shadow mismatch: %s %s %s" % (primitive, method, label))
+
+
+# --------------------------------------------------------------------------- test-only hook
+
+
+class TestHookRefused(RuntimeError):
+    """The corruption hook was asked for outside a test run."""
+
+
+def test_hooks_allowed() -> bool:
+    return os.environ.get(ENV_TEST_HOOKS) == "1" and bool(os.environ.get("PYTEST_CURRENT_TEST"))
+
+
+def corrupt_for_tests(primitive: str | None) -> None:
+    """Flip one output bit of the agent's sampled calls of ``primitive`` (None: stop).
+
+    Refused (:class:`TestHookRefused`) unless ``ACCEL_AGENT_TEST_HOOKS=1``
+    and pytest is running a test.
+    """
+    if primitive is not None and not test_hooks_allowed():
+        raise TestHookRefused(
+            "the corruption hook needs %s=1 and a running pytest test" % ENV_TEST_HOOKS
+        )
+    _corrupt.clear()
+    if primitive is not None:
+        _corrupt.add(primitive)
+
+
+def corrupt_from_environment() -> None:
+    """A child process's corruption hook, from ``ACCEL_AGENT_TEST_CORRUPT`` (same refusal)."""
+    primitive = os.environ.get(ENV_TEST_CORRUPT)
+    if primitive:
+        try:
+            corrupt_for_tests(primitive)
+        except TestHookRefused as exc:
+            messages.problem(str(exc))
+
+
+def corrupt_if_asked(primitives: list[str], method: str, outcome: Outcome, outputs: list) -> None:
+    """The test hook: flip one bit of the agent's output (or fail its verification)."""
+    if not _corrupt or not _corrupt.intersection(primitives) or outcome.error is not None:
+        return
+    if outputs:
+        view = memoryview(outputs[0][0]).cast("B")
+        if len(view):
+            view[-1] ^= 1
+            return
+    value = outcome.value
+    flipped = _flipped(value)
+    if flipped is not _MISSING:
+        outcome.value = flipped
+    elif value is None and "verify" in method:
+        outcome.error = ValueError("corrupted by the test hook")
+
+
+def _flipped(value: Any) -> Any:
+    if isinstance(value, bytes) and value:
+        return value[:-1] + bytes([value[-1] ^ 1])
+    if isinstance(value, bytearray) and value:
+        copy = bytearray(value)
+        copy[-1] ^= 1
+        return copy
+    if isinstance(value, str) and value:
+        return value[:-1] + ("0" if value[-1] != "0" else "1")
+    if isinstance(value, bool):
+        return not value
+    if isinstance(value, (tuple, list)):
+        for index, item in enumerate(value):
+            flipped = _flipped(item)
+            if flipped is not _MISSING:
+                items = list(value)
+                items[index] = flipped
+                return type(value)(items)
+    return _MISSING

@@ -1,0 +1,303 @@
+"""Shadow mode: a sampled share of accelerated work is redone natively and compared.
+
+The cases (tests/shadow_cases.py) run in child processes, natively and under
+``ACCEL_AGENT=shadow`` at rate 1, with and without the test-only hook that
+flips one output bit of the agent's side. With the hook, every family (AES
+modes, ChaCha, hashes, MACs, KDFs, public key), in single calls and in
+streaming objects, must be caught: the caller gets native's bytes, the
+primitive turns native, stderr has one data-free line per primitive, and
+``status()`` and the report record it. Without it, nothing differs.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+import accel_agent
+from accel_agent import activation, instrument, registry, savings, shadow
+from helpers import clean_environment, run_python
+from shadow_cases import CASES
+
+CASES_SCRIPT = Path(__file__).resolve().parent / "shadow_cases.py"
+GROUPS = tuple(CASES)
+FAMILIES = {"aes", "chacha", "hash", "mac", "kdf", "public key"}
+MISMATCH_LINE = re.compile(
+    r"^accel-agent: shadow mismatch: (?P<primitive>[a-z0-9-]+) (?P<method>[A-Za-z0-9_]+) "
+    r"(?P<size><=64B|<=1KiB|<=16KiB|<=1MiB|>1MiB)$"
+)
+
+
+def _run_cases(group: str, mode: str, tmp_path: Path, corrupt: bool = False, **extra: str):
+    env = clean_environment(ACCEL_AGENT=mode, ACCEL_AGENT_SHADOW_RATE="1", **extra)
+    if mode != "off":
+        env["ACCEL_AGENT_REPORT"] = str(tmp_path)
+    if corrupt:
+        env["ACCEL_AGENT_TEST_HOOKS"] = "1"
+    args = [CASES_SCRIPT, group] + (["--corrupt"] if corrupt else [])
+    result = run_python(*args, env=env)
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout), result.stderr
+
+
+def _report(tmp_path: Path) -> dict:
+    files = sorted(tmp_path.glob("accel-agent-*.json"))
+    assert len(files) == 1, files
+    return json.loads(files[0].read_text())
+
+
+def _secrets() -> dict[str, bytes]:
+    import shadow_cases
+
+    return {
+        "key16": shadow_cases.KEY16,
+        "key32": shadow_cases.KEY32,
+        "iv": shadow_cases.IV,
+        "nonce": shadow_cases.NONCE,
+        "plaintext": shadow_cases.DATA,
+        "aad": shadow_cases.AAD,
+    }
+
+
+def _leaks(text: str, values: dict[str, bytes]) -> list[str]:
+    """Which values appear in ``text``: raw, hex (either case) or base64, 8-byte windows."""
+    found = []
+    for name, value in values.items():
+        for start in range(0, max(1, len(value) - 7)):
+            window = value[start : start + 8]
+            forms = {
+                window.decode("latin-1"),
+                window.hex(),
+                window.hex().upper(),
+                base64.b64encode(window).decode()[:8],
+            }
+            if any(form in text for form in forms):
+                found.append(name)
+                break
+    return found
+
+
+@pytest.mark.parametrize("group", GROUPS)
+def test_every_family_is_covered(group):
+    assert {family for _, family, _ in CASES[group].values()} == FAMILIES
+    primitives = [primitive for primitive, _, _ in CASES[group].values()]
+    assert len(primitives) == len(set(primitives)), "a primitive caught once turns native"
+
+
+@pytest.mark.parametrize("group", GROUPS)
+def test_a_flipped_bit_is_caught_and_the_caller_gets_native(group, tmp_path):
+    native, _ = _run_cases(group, "off", tmp_path)
+    shadowed, stderr = _run_cases(group, "shadow", tmp_path, corrupt=True)
+    assert shadowed["results"] == native["results"]
+    primitives = {primitive for primitive, _, _ in CASES[group].values()}
+    agent = shadowed["agent"]
+    for primitive in primitives:
+        entry = agent["primitives"][primitive]
+        assert entry["outcome"] == registry.NOT_ACCELERATED, primitive
+        assert entry["reason"].startswith("shadow mismatch ("), entry
+    assert set(agent["shadow"]["mismatches"]) == primitives
+    assert not agent["healthy"]
+    lines = [line for line in stderr.splitlines() if "shadow mismatch" in line]
+    named = []
+    for line in lines:
+        match = MISMATCH_LINE.match(line)
+        assert match, line
+        named.append(match["primitive"])
+    assert sorted(named) == sorted(primitives)  # one line per primitive
+    report = _report(tmp_path)
+    for primitive in primitives:
+        row = report["primitives"][primitive]
+        assert row["mismatches"], primitive
+        assert row["outcome"] == registry.NOT_ACCELERATED
+        assert row["native_reason"].startswith("shadow mismatch (")
+    secrets = dict(_secrets())
+    for label, value in native["results"].items():
+        if not value.startswith("raised") and value != "none":
+            secrets["result of " + label] = bytes.fromhex(value)
+    report_text = json.dumps(report)
+    assert not _leaks(stderr, secrets)
+    assert not _leaks(report_text, secrets)
+    assert not _leaks(json.dumps(agent), secrets)
+
+
+@pytest.mark.parametrize("group", GROUPS)
+def test_an_honest_provider_has_no_mismatch(group, tmp_path):
+    native, _ = _run_cases(group, "off", tmp_path)
+    shadowed, stderr = _run_cases(group, "shadow", tmp_path)
+    assert shadowed["results"] == native["results"]
+    assert shadowed["agent"]["shadow"]["mismatches"] == {}
+    assert shadowed["agent"]["shadow"]["comparisons"] >= len(CASES[group])
+    assert shadowed["agent"]["healthy"]
+    assert "shadow mismatch" not in stderr
+    report = _report(tmp_path)
+    compared = sum(row["comparisons"] for row in report["primitives"].values())
+    assert compared == shadowed["agent"]["shadow"]["comparisons"]
+
+
+def test_the_hook_is_refused_in_a_process_outside_pytest(tmp_path):
+    env = clean_environment(
+        ACCEL_AGENT="shadow",
+        ACCEL_AGENT_SHADOW_RATE="1",
+        ACCEL_AGENT_TEST_HOOKS="1",
+        ACCEL_AGENT_TEST_CORRUPT="sha256",
+        PYTEST_CURRENT_TEST="",
+    )
+    code = (
+        "import hashlib; from Crypto.Hash import SHA256\n"
+        "assert SHA256.new(b'abc').digest() == hashlib.sha256(b'abc').digest()\n"
+        "import accel_agent; print(accel_agent.status(resolve=False)['shadow']['mismatches'])\n"
+    )
+    result = run_python("-c", code, env=env)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "{}"
+    assert "the corruption hook needs ACCEL_AGENT_TEST_HOOKS=1" in result.stderr
+
+
+def test_the_hook_needs_both_the_variable_and_a_running_test(monkeypatch):
+    monkeypatch.delenv(shadow.ENV_TEST_HOOKS, raising=False)
+    with pytest.raises(shadow.TestHookRefused):
+        shadow.corrupt_for_tests("sha256")
+    monkeypatch.setenv(shadow.ENV_TEST_HOOKS, "1")
+    monkeypatch.delenv("PYTEST_CURRENT_TEST")
+    with pytest.raises(shadow.TestHookRefused):
+        shadow.corrupt_for_tests("sha256")
+    monkeypatch.setenv("PYTEST_CURRENT_TEST", "test_shadow.py::this (call)")
+    shadow.corrupt_for_tests("sha256")
+    shadow.corrupt_for_tests(None)
+    shadow.corrupt_for_tests(None)  # stopping is always allowed
+
+
+# --------------------------------------------------------------------------- in process
+
+
+@pytest.fixture
+def shadowed(agent_state, monkeypatch):
+    """The agent active in this process, in shadow mode at rate 1; all put back after."""
+    monkeypatch.setenv("ACCEL_AGENT_SHADOW_RATE", "1")
+    monkeypatch.setenv(shadow.ENV_TEST_HOOKS, "1")
+    savings.reset()
+    activation.activate("shadow", exit_function=lambda code: None)
+    try:
+        yield
+    finally:
+        shadow.corrupt_for_tests(None)
+        instrument.disable()
+        savings.reset()
+
+
+def test_objects_in_shadow_mode_look_native(shadowed):
+    import copy
+
+    from Crypto.Cipher import AES
+    from Crypto.Cipher._mode_gcm import GcmMode
+    from Crypto.Hash import SHA256
+
+    h = SHA256.new(b"abc")
+    assert getattr(type(h), "__accel_follower__", False)  # followed by a native twin
+    assert isinstance(h, SHA256.SHA256Hash)
+    assert type(h).__name__ == "SHA256Hash" and type(h).__module__ == "Crypto.Hash.SHA256"
+    clone = h.copy()
+    assert getattr(type(clone), "__accel_follower__", False)  # its twin is the twin's copy
+    clone.update(b"d")
+    assert clone.hexdigest() == SHA256.new(b"abcd").hexdigest()
+    assert h.hexdigest() == SHA256.new(b"abc").hexdigest()
+    cipher = AES.new(b"k" * 16, AES.MODE_GCM, nonce=b"n" * 12)
+    assert getattr(type(cipher), "__accel_follower__", False)
+    assert isinstance(cipher, GcmMode)
+    assert type(cipher).__name__ == "GcmMode"
+    assert repr(cipher).startswith("<Crypto.Cipher._mode_gcm.GcmMode object at")
+    first = cipher.encrypt(b"x" * 20)
+    shared = copy.copy(cipher)  # natively, a copy shares the original's state
+    assert getattr(type(shared), "__accel_follower__", False)
+    second = shared.encrypt(b"y" * 20)
+    third = cipher.encrypt(b"z" * 20)
+    instrument.disable()
+    reference = AES.new(b"k" * 16, AES.MODE_GCM, nonce=b"n" * 12)
+    expected = [reference.encrypt(data * 20) for data in (b"x", b"y", b"z")]
+    assert [first, second, third] == expected
+    with pytest.raises(TypeError):
+        copy.deepcopy(cipher)  # as natively: the C state cannot be copied deeply
+    assert savings.shadow_summary()["mismatches"] == {}
+
+
+def test_a_drawn_nonce_is_given_to_the_twin(shadowed):
+    from Crypto.Cipher import AES
+
+    cipher = AES.new(b"k" * 16, AES.MODE_GCM)  # the nonce is drawn at random
+    ciphertext, tag = cipher.encrypt_and_digest(b"data" * 10)
+    opener = AES.new(b"k" * 16, AES.MODE_GCM, nonce=cipher.nonce)
+    assert opener.decrypt_and_verify(ciphertext, tag) == b"data" * 10
+    summary = accel_agent.status(resolve=False)["shadow"]
+    assert summary["mismatches"] == {} and summary["comparisons"] >= 4
+
+
+def test_output_buffers_that_alias_the_input_get_native_bytes(shadowed):
+    from Crypto.Cipher import AES
+
+    shadow.corrupt_for_tests("aes-ctr")
+    buffer = bytearray(b"p" * 64)
+    cipher = AES.new(b"k" * 16, AES.MODE_CTR, nonce=b"n" * 8)
+    assert cipher.encrypt(buffer, output=buffer) is None
+    cipher.encrypt(buffer[:16], output=memoryview(buffer)[:16])
+    instrument.disable()
+    reference = AES.new(b"k" * 16, AES.MODE_CTR, nonce=b"n" * 8)
+    expected = bytearray(reference.encrypt(b"p" * 64))
+    expected[:16] = reference.encrypt(bytes(expected[:16]))
+    assert buffer == expected
+    assert registry.choice("aes-ctr").provider_name == "native"
+
+
+def test_a_mismatch_turns_later_calls_native(shadowed):
+    from Crypto.Hash import SHA256
+
+    shadow.corrupt_for_tests("sha256")
+    SHA256.new(b"abc").digest()
+    assert registry.choice("sha256").provider_name == "native"
+    before = registry.calls().get("sha256", 0)
+    h = SHA256.new(b"later")
+    assert h.digest() == __import__("hashlib").sha256(b"later").digest()
+    assert registry.calls().get("sha256", 0) == before  # served natively now
+    assert "Crypto.Hash.SHA256" in type(h).__module__
+
+
+def test_randomized_outputs_are_uncomparable_not_mismatches(shadowed):
+    from Crypto.Cipher import PKCS1_OAEP
+    from Crypto.PublicKey import RSA
+
+    key = RSA.import_key((Path(__file__).parent / "fixtures" / "shadow_rsa_2048.pem").read_bytes())
+    sealed = PKCS1_OAEP.new(key.public_key()).encrypt(b"secret")
+    assert PKCS1_OAEP.new(key).decrypt(sealed) == b"secret"
+    summary = savings.shadow_summary()
+    assert summary["mismatches"] == {}
+    assert summary["uncomparable"] >= 1
+
+
+def test_off_by_default_nothing_is_wrapped(agent_state):
+    activation.activate("quiet")
+    from accel_agent import patching
+
+    for module_name, names in patching.patched_names().items():
+        module = __import__("sys").modules[module_name]
+        for name in names:
+            value = patching.current_value(module, name)
+            assert not getattr(value, "__accel_instrumented__", False), (module_name, name)
+    assert instrument._on_patch not in patching.patch_listeners
+
+
+def test_with_both_off_nothing_of_shadow_or_report_is_imported():
+    code = (
+        "import sys\n"
+        "from Crypto.Cipher import AES\n"
+        "from Crypto.Hash import SHA256\n"
+        "AES.new(b'k' * 16, AES.MODE_GCM, nonce=b'n' * 12).encrypt_and_digest(b'x')\n"
+        "SHA256.new(b'x').digest()\n"
+        "names = ('accel_agent.instrument', 'accel_agent.shadow', 'accel_agent.savings')\n"
+        "print([name for name in names if name in sys.modules])\n"
+    )
+    result = run_python("-c", code, env=clean_environment(ACCEL_AGENT="quiet"))
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "[]"
