@@ -34,6 +34,7 @@
 static PyObject *str_digest;     /* "digest" */
 static PyObject *str_hexdigest;  /* "hexdigest" */
 static PyObject *str_provider;   /* "_provider" */
+static PyObject *str_slot_provider;  /* "provider": registry.Slot's hot-path read */
 static PyObject *str_nonce;      /* "nonce" */
 static PyObject *str_backing;    /* "_backing" */
 static PyObject *str_key;        /* "_key" */
@@ -383,7 +384,7 @@ typedef struct {
     CALLABLE_WITH_DICT_FIELDS;
     PyObject *cls;         /* GcmCipher */
     PyObject *backing;     /* what every GcmCipher of this module gets as _backing */
-    PyObject *slot;        /* backing.slot: its _provider is read per call */
+    PyObject *slot;        /* backing.slot: its provider is read per call */
     PyObject *unresolved;  /* the registry's "not decided yet" marker */
 } GcmNew;
 
@@ -416,7 +417,7 @@ GcmNew_vectorcall(GcmNew *self, PyObject *const *args, size_t nargsf, PyObject *
             Py_ssize_t key_size = PyBytes_GET_SIZE(key), nonce_size = PyBytes_GET_SIZE(nonce);
             if ((key_size == 16 || key_size == 24 || key_size == 32)
                 && nonce_size >= 8 && nonce_size <= 128) {
-                PyObject *provider = PyObject_GetAttr(self->slot, str_provider);
+                PyObject *provider = PyObject_GetAttr(self->slot, str_slot_provider);
                 if (provider == NULL) {
                     return NULL;
                 }
@@ -788,7 +789,7 @@ intern_all(void)
 {
     struct { PyObject **target; const char *text; } names[] = {
         {&str_digest, "digest"},     {&str_hexdigest, "hexdigest"}, 
-        {&str_provider, "_provider"}, {&str_nonce, "nonce"},        {&str_backing, "_backing"},
+        {&str_provider, "_provider"}, {&str_slot_provider, "provider"}, {&str_nonce, "nonce"},        {&str_backing, "_backing"},
         {&str_key, "_key"},          {&str_one_shot, "_one_shot"},
         {&str_update, "update"},     {&str_update_into, "update_into"},
     };

@@ -19,7 +19,7 @@ import sys
 from hmac import compare_digest
 
 from accel_agent import patching
-from accel_agent.targets.pycryptodome import _aes_modes, _buffers, _order_rules
+from accel_agent.targets.pycryptodome import _block_modes, _buffers, _order_rules
 from accel_agent.targets.pycryptodome._aead_base import AeadBase, nonce_argument
 from accel_agent.targets.pycryptodome._native_face import named_as
 
@@ -109,7 +109,7 @@ class EaxCipher(AeadBase):
 
     def _open(self) -> Any:
         """The provider's stream, opened once, fed the associated data kept so far."""
-        with _aes_modes.FIRST_USE_LOCK:
+        with _block_modes.FIRST_USE_LOCK:
             if self._stream is None:
                 stream = self._provider.stream(self._key, self.nonce)
                 for chunk in self._aad:
