@@ -88,6 +88,15 @@ PRIMITIVES: tuple[PrimitiveSpec, ...] = (
     # 64 B to 1 MiB: 3-30x native (docs/performance.md, CCM and EAX)
     _aes("aes-ccm", "aes_ccm_eax", "ccm_provider"),
     _aes("aes-eax", "aes_ccm_eax", "eax_provider"),
+    # Triple DES (DES-EDE3), family "tdes": no CPU feature. OpenSSL is
+    # faster than native for every mode and size measured (docs/performance.md,
+    # Triple DES); CTR has no OpenSSL mode and stays native.
+    *(
+        PrimitiveSpec(
+            "tdes-" + mode, "tdes", (), (_openssl("tdes", mode + "_provider"),), "openssl"
+        )
+        for mode in ("ecb", "cbc", "cfb", "ofb")
+    ),
     # ChaCha20 is fast in portable SIMD code: no CPU feature is required.
     # Figures: docs/compatibility.md, ChaCha section. The chacha20 row's
     # provider also serves HChaCha20 (XChaCha20's subkey): its set is checked too.

@@ -72,6 +72,18 @@ AES = BlockCipher(
     frozenset(("ECB", "CBC", "CTR", "CFB8", "CFB", "OFB", "GCM")),
     requires=("aes",),
 )
+# DES-EDE3: OpenSSL has no CTR for it. A 16-byte key is K1 K2 K1 (keying
+# option 2); single DES (one 8-byte key) is not offered here.
+TRIPLE_DES = BlockCipher(
+    "tdes",
+    8,
+    (16, 24),
+    "TripleDES",
+    frozenset(("ECB", "CBC", "CFB8", "CFB", "OFB")),
+    full_key_size=24,
+)
+
+
 def cryptography_ciphers() -> tuple[Any, Any, Any]:
     """pyca/cryptography's ``Cipher``, ``algorithms`` and ``modes``, or ProviderUnavailable."""
     try:

@@ -13,6 +13,7 @@ PREFIXES = ("Crypto", "Cryptodome")
 # pycryptodome module (without prefix) -> patch function in this package
 _PATCHES = {
     "Cipher.AES": "accel_agent.targets.pycryptodome.aes:patch",
+    "Cipher.DES3": "accel_agent.targets.pycryptodome.des3:patch",
     # Hashes, MACs and KDFs (issue 4): one hook per pycryptodome module.
     **{
         "Hash." + name: "accel_agent.targets.pycryptodome.hashes:patch"
