@@ -25,6 +25,7 @@ from __future__ import annotations
 from hmac import compare_digest
 
 from accel_agent import speedups
+from accel_agent.providers.block_ciphers import AES
 from accel_agent.providers.contexts import is_busy, when_free
 from accel_agent.speedups import STREAM_UPDATE_FROM, open_joined, seal_split, stream_update
 from accel_agent.targets.pycryptodome import _block_modes, _buffers, _order_rules
@@ -36,7 +37,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 MODE_GCM = 11
-BLOCK_SIZE = 16
+BLOCK_SIZE = AES.block_size  # the record's
 # Up to these sizes a whole message goes to the one-shot AESGCM call, above
 # them to a streaming context (which returns and takes ciphertext and tag
 # apart, but costs ~2.6 us to set up). Decryption joins ct || tag: a copy,

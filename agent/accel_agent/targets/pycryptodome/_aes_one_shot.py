@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from hmac import compare_digest
 
+from accel_agent.providers.block_ciphers import AES
 from accel_agent.targets.pycryptodome import _block_modes, _buffers
 from accel_agent.targets.pycryptodome._native_face import NativeFace
 
@@ -32,7 +33,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-BLOCK_SIZE = 16
+BLOCK_SIZE = AES.block_size  # the record's
 TAG_SIZE = 16
 INITIAL = "initial"  # fresh, or associated data only
 AFTER_DIGEST = "after one-shot encryption"  # native allows digest() only

@@ -14,8 +14,9 @@ from __future__ import annotations
 import os
 
 from accel_agent import patching, registry, speedups
+from accel_agent.providers.aes_aead import SIV_KEY_SIZES
 from accel_agent.providers.block_ciphers import AES
-from accel_agent.targets.pycryptodome import _aes_ccm, _aes_eax, _aes_ocb_siv_kw, _buffers
+from accel_agent.targets.pycryptodome import _aes_ccm, _aes_eax, _aes_one_shot_builders, _buffers
 from accel_agent.targets.pycryptodome._aes_gcm import GcmCipher
 from accel_agent.targets.pycryptodome._block_builders import (
     Backing,
@@ -50,7 +51,7 @@ def patch(module: ModuleType) -> None:
     native = FirstNative(lambda: _unpatch_if_all_native(module, backings))
     made = _builders(original_new, native)
     # OCB, SIV, KW and KWP (only the modes this pycryptodome has).
-    made.update(_aes_ocb_siv_kw.builders(module, Backing, original_new, native))
+    made.update(_aes_one_shot_builders.builders(module, Backing, original_new, native))
     backings = [made_builder.backing for made_builder in made.values()]
     builders = {
         mode: made_builder.build if isinstance(made_builder, ModeBuilder) else made_builder
@@ -103,8 +104,8 @@ def patch(module: ModuleType) -> None:
 def _siv_key_bytes(key: Any) -> bytes | None:
     """SIV's key (two AES keys) as bytes, when a plain buffer of a size it takes."""
     if type(key) is bytes:
-        return key if len(key) in _aes_ocb_siv_kw.SIV_KEY_SIZES else None
-    if _buffers.is_plain(key) and len(key) in _aes_ocb_siv_kw.SIV_KEY_SIZES:
+        return key if len(key) in SIV_KEY_SIZES else None
+    if _buffers.is_plain(key) and len(key) in SIV_KEY_SIZES:
         return bytes(key)  # a copy: the caller may change a bytearray later
     return None
 
