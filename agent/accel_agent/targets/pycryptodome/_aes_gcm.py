@@ -58,6 +58,15 @@ UPDATE, ENCRYPT, DECRYPT, DIGEST, VERIFY = _order_rules.METHODS
 INITIAL, AFTER_ENCRYPT, AFTER_DECRYPT, AFTER_DIGEST, AFTER_VERIFY = _order_rules.STATES
 
 
+# The layout of a fresh GcmCipher: the instance attributes its ``__init__``
+# sets, in that order (every other one starts as a class attribute). The
+# compiled ``AES.new`` (speedups.gcm_new) is given this tuple and sets the
+# same attributes in the same order, so objects made either way share
+# CPython's instance layout; tests/test_speedups.py holds ``__init__`` to it.
+# (Not a class attribute: native's objects have no such name.)
+FRESH_FIELDS = ("_backing", "_provider", "_key", "nonce", "_one_shot")
+
+
 @named_as("GcmMode")
 class GcmCipher(AeadBase):
     """pycryptodome's ``GcmMode``, served by OpenSSL.
@@ -65,7 +74,6 @@ class GcmCipher(AeadBase):
     No ``__slots__``: the class attributes below are the state of a fresh
     object, so creating one sets few attributes (a whole message on a fresh
     object is the common case, and its cost is what users pay per message).
-    ``AES.new``'s fast path makes one without the ``__init__`` frame.
     """
 
     block_size = BLOCK_SIZE
@@ -105,7 +113,7 @@ class GcmCipher(AeadBase):
         self._key = key
         self.nonce = nonce
         if mac_len != 16:
-            self._mac_len = mac_len
+            self._mac_len = mac_len  # not a field: the class default serves 16
         self._one_shot = [mac_len]
 
     @property

@@ -17,7 +17,7 @@ from accel_agent import patching, registry, speedups
 from accel_agent.providers.aes_aead import SIV_KEY_SIZES
 from accel_agent.providers.block_ciphers import AES
 from accel_agent.targets.pycryptodome import _aes_ccm, _aes_eax, _aes_one_shot_builders, _buffers
-from accel_agent.targets.pycryptodome._aes_gcm import GcmCipher
+from accel_agent.targets.pycryptodome._aes_gcm import FRESH_FIELDS, GcmCipher
 from accel_agent.targets.pycryptodome._block_builders import (
     Backing,
     CipherModule,
@@ -40,7 +40,6 @@ GCM_NONCE_SIZES = range(8, 129)  # what pyca/cryptography accepts; pycryptodome 
 # pycryptodome's own implementation (AES-NI or portable C, CLMUL or portable GHASH).
 AES_MODULE = CipherModule(AES, frozenset(("use_aesni",)))
 _GCM_KEYWORDS = frozenset(("nonce", "mac_len", "use_aesni", "use_clmul"))
-_new_object = object.__new__
 UNRESOLVED = registry.UNRESOLVED
 
 
@@ -71,15 +70,7 @@ def patch(module: ModuleType) -> None:
             if type(nonce) is bytes and 8 <= len(nonce) <= 128 and len(key) in KEY_SIZES:
                 provider = gcm_slot.provider
                 if provider is not None and provider is not UNRESOLVED:
-                    # GcmCipher(gcm_backing, provider, key, nonce) without its
-                    # __init__ frame (~100 ns of a 64-byte message's budget).
-                    cipher = _new_object(GcmCipher)
-                    cipher._backing = gcm_backing
-                    cipher._provider = provider
-                    cipher._key = key
-                    cipher.nonce = nonce
-                    cipher._one_shot = [16]
-                    return cipher
+                    return GcmCipher(gcm_backing, provider, key, nonce)
         if type(mode) is int:
             build = builders.get(mode)
             if build is not None:
@@ -95,9 +86,12 @@ def patch(module: ModuleType) -> None:
                         return cipher
         return original_new(key, mode, *args, **kwargs)
 
-    # With the compiled fast path, the GCM shape above is served in C and
-    # ``new`` takes every other call (speedups.gcm_new).
-    installed = speedups.gcm_new(GcmCipher, gcm_backing, gcm_slot, UNRESOLVED, new, original_new)
+    # With the compiled fast path, the GCM shape above is served in C (which
+    # lays the object out as _aes_gcm.FRESH_FIELDS says) and ``new`` takes
+    # every other call (speedups.gcm_new).
+    installed = speedups.gcm_new(
+        GcmCipher, FRESH_FIELDS, gcm_backing, gcm_slot, UNRESOLVED, new, original_new
+    )
     patching.patch_attribute(module, "new", installed)
 
 
