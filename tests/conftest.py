@@ -55,7 +55,7 @@ def _snapshot() -> dict:
         "failures": dict(hooks.failures),
         "meta_path": list(sys.meta_path),
         "choices": dict(registry._choices),
-        "slots": {name: (slot._provider, slot.calls) for name, slot in slots.items()},
+        "slots": {name: (slot.provider, slot.calls) for name, slot in slots.items()},
         "exclusions": registry._exclusions,
         "activation": dict(activation._state),
         "seen": set(messages._seen),
@@ -92,7 +92,7 @@ def _restore(saved: dict) -> None:
     registry._choices.clear()
     registry._choices.update(saved["choices"])
     for name, (provider, calls) in saved["slots"].items():
-        registry._slots[name]._provider = provider
+        registry._slots[name].provider = provider
         registry._slots[name].calls = calls
     registry._exclusions = saved["exclusions"]
     activation._state.update(saved["activation"])

@@ -162,7 +162,7 @@ def test_reset_forgets_choices_and_call_counts(fake_catalog):
     registry.reset()
     assert registry.decided() == []
     assert slot.calls == 0
-    assert slot._provider is registry._UNRESOLVED
+    assert slot.provider is registry.UNRESOLVED
 
 
 def test_unknown_primitive_has_no_slot(fake_catalog):

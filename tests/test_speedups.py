@@ -231,6 +231,27 @@ def test_stream_update_never_returns_bytes_someone_can_still_write():
 
 @needs_compiled
 @with_flavours
+def test_gcm_objects_have_one_layout_whichever_path_made_them(flavour):
+    """The compiled AES.new, the Python one and GcmCipher() lay a fresh object out alike."""
+    ensure_agent()
+    aes = import_from(flavour, "Cipher.AES")
+    require_acceleration("aes-gcm")
+    from accel_agent.targets.pycryptodome._aes_gcm import FRESH_FIELDS, GcmCipher
+
+    key, nonce = bytes(16), bytes(12)
+    compiled = aes.new(key, aes.MODE_GCM, nonce=nonce)
+    python = aes.new.fallback(key, aes.MODE_GCM, nonce=nonce)
+    direct = GcmCipher(compiled._backing, compiled._provider, key, nonce)
+    for cipher in (compiled, python, direct):
+        assert type(cipher) is GcmCipher
+        assert tuple(vars(cipher)) == FRESH_FIELDS
+        assert vars(cipher)["_one_shot"] == [16] and cipher.nonce is nonce
+    assert compiled._backing is python._backing and compiled._provider is python._provider
+    assert compiled.encrypt_and_digest(b"data") == python.encrypt_and_digest(b"data")
+
+
+@needs_compiled
+@with_flavours
 def test_the_fronts_carry_the_native_functions_names(flavour):
     ensure_agent()
     from accel_agent import patching

@@ -33,11 +33,8 @@
 
 static PyObject *str_digest;     /* "digest" */
 static PyObject *str_hexdigest;  /* "hexdigest" */
-static PyObject *str_provider;   /* "_provider" */
+static PyObject *str_slot_provider;  /* "provider": registry.Slot's hot-path read */
 static PyObject *str_nonce;      /* "nonce" */
-static PyObject *str_backing;    /* "_backing" */
-static PyObject *str_key;        /* "_key" */
-static PyObject *str_one_shot;   /* "_one_shot" */
 static PyObject *str_update;     /* "update" */
 static PyObject *str_update_into;  /* "update_into" */
 static PyObject *empty_tuple;
@@ -383,9 +380,13 @@ typedef struct {
     CALLABLE_WITH_DICT_FIELDS;
     PyObject *cls;         /* GcmCipher */
     PyObject *backing;     /* what every GcmCipher of this module gets as _backing */
-    PyObject *slot;        /* backing.slot: its _provider is read per call */
+    PyObject *slot;        /* backing.slot: its provider is read per call */
     PyObject *unresolved;  /* the registry's "not decided yet" marker */
+    PyObject *fields;      /* the names of a fresh object's attributes (_aes_gcm.FRESH_FIELDS) */
 } GcmNew;
+
+/* The values for the names in fields, in its order: backing, provider, key, nonce, one_shot. */
+#define GCM_FRESH_FIELDS 5
 
 static int
 is_gcm_mode(PyObject *mode)
@@ -416,7 +417,7 @@ GcmNew_vectorcall(GcmNew *self, PyObject *const *args, size_t nargsf, PyObject *
             Py_ssize_t key_size = PyBytes_GET_SIZE(key), nonce_size = PyBytes_GET_SIZE(nonce);
             if ((key_size == 16 || key_size == 24 || key_size == 32)
                 && nonce_size >= 8 && nonce_size <= 128) {
-                PyObject *provider = PyObject_GetAttr(self->slot, str_provider);
+                PyObject *provider = PyObject_GetAttr(self->slot, str_slot_provider);
                 if (provider == NULL) {
                     return NULL;
                 }
@@ -425,16 +426,20 @@ GcmNew_vectorcall(GcmNew *self, PyObject *const *args, size_t nargsf, PyObject *
                     PyTypeObject *cls = (PyTypeObject *)self->cls;
                     PyObject *cipher = cls->tp_new(cls, empty_tuple, NULL);
                     PyObject *one_shot = PyList_New(1);
-                    /* The attributes in the Python fast path's order (aes.py): objects
-                       made either way share CPython's instance layout. */
-                    if (cipher != NULL && one_shot != NULL
-                        && PyObject_SetAttr(cipher, str_backing, self->backing) == 0
-                        && PyObject_SetAttr(cipher, str_provider, provider) == 0
-                        && PyObject_SetAttr(cipher, str_key, key) == 0
-                        && PyObject_SetAttr(cipher, str_nonce, nonce) == 0) {
+                    if (cipher != NULL && one_shot != NULL) {
                         Py_INCREF(long_tag_size);
                         PyList_SET_ITEM(one_shot, 0, long_tag_size);
-                        if (PyObject_SetAttr(cipher, str_one_shot, one_shot) == 0) {
+                        /* The layout _aes_gcm.FRESH_FIELDS declares, in its order: an object
+                           made here is laid out as GcmCipher.__init__ lays it out. */
+                        PyObject *values[GCM_FRESH_FIELDS] = {self->backing, provider, key,
+                                                              nonce, one_shot};
+                        Py_ssize_t i = 0;
+                        while (i < GCM_FRESH_FIELDS
+                               && PyObject_SetAttr(cipher, PyTuple_GET_ITEM(self->fields, i),
+                                                   values[i]) == 0) {
+                            i++;
+                        }
+                        if (i == GCM_FRESH_FIELDS) {
                             result = cipher;
                             cipher = NULL;
                         }
@@ -454,10 +459,11 @@ GcmNew_vectorcall(GcmNew *self, PyObject *const *args, size_t nargsf, PyObject *
 static PyObject *
 GcmNew_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
-    PyObject *cls, *backing, *slot, *unresolved, *fallback;
-    static char *kwlist[] = {"cls", "backing", "slot", "unresolved", "fallback", NULL};
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!OOOO:GcmNew", kwlist, &PyType_Type, &cls,
-                                     &backing, &slot, &unresolved, &fallback)) {
+    PyObject *cls, *fields, *backing, *slot, *unresolved, *fallback;
+    static char *kwlist[] = {"cls", "fields", "backing", "slot", "unresolved", "fallback", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!O!OOOO:GcmNew", kwlist, &PyType_Type, &cls,
+                                     &PyTuple_Type, &fields, &backing, &slot, &unresolved,
+                                     &fallback)) {
         return NULL;
     }
     if (!PyCallable_Check(fallback)) {
@@ -468,10 +474,20 @@ GcmNew_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
         PyErr_SetString(PyExc_TypeError, "GcmNew: cls cannot be instantiated");
         return NULL;
     }
+    int fields_ok = PyTuple_GET_SIZE(fields) == GCM_FRESH_FIELDS;
+    for (Py_ssize_t i = 0; fields_ok && i < GCM_FRESH_FIELDS; i++) {
+        fields_ok = PyUnicode_CheckExact(PyTuple_GET_ITEM(fields, i));
+    }
+    if (!fields_ok) {
+        PyErr_SetString(PyExc_TypeError, "GcmNew: fields must be a tuple of 5 names");
+        return NULL;
+    }
     GcmNew *self = (GcmNew *)type->tp_alloc(type, 0);
     if (self == NULL) {
         return NULL;
     }
+    Py_INCREF(fields);
+    self->fields = fields;
     Py_INCREF(cls);
     self->cls = cls;
     Py_INCREF(backing);
@@ -495,6 +511,7 @@ GcmNew_traverse(GcmNew *self, visitproc visit, void *arg)
     Py_VISIT(self->backing);
     Py_VISIT(self->slot);
     Py_VISIT(self->unresolved);
+    Py_VISIT(self->fields);
     return 0;
 }
 
@@ -507,6 +524,7 @@ GcmNew_clear(GcmNew *self)
     Py_CLEAR(self->backing);
     Py_CLEAR(self->slot);
     Py_CLEAR(self->unresolved);
+    Py_CLEAR(self->fields);
     return 0;
 }
 
@@ -533,7 +551,7 @@ static PyTypeObject GcmNew_Type = {
     .tp_getattro = PyObject_GenericGetAttr,
     .tp_setattro = PyObject_GenericSetAttr,
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL,
-    .tp_doc = "GcmNew(cls, backing, slot, unresolved, fallback): AES.new's GCM shape in C.",
+    .tp_doc = "GcmNew(cls, fields, backing, slot, unresolved, fallback): AES.new's GCM shape in C.",
     .tp_traverse = (traverseproc)GcmNew_traverse,
     .tp_clear = (inquiry)GcmNew_clear,
     .tp_members = GcmNew_members,
@@ -788,8 +806,7 @@ intern_all(void)
 {
     struct { PyObject **target; const char *text; } names[] = {
         {&str_digest, "digest"},     {&str_hexdigest, "hexdigest"}, 
-        {&str_provider, "_provider"}, {&str_nonce, "nonce"},        {&str_backing, "_backing"},
-        {&str_key, "_key"},          {&str_one_shot, "_one_shot"},
+        {&str_slot_provider, "provider"}, {&str_nonce, "nonce"},
         {&str_update, "update"},     {&str_update_into, "update_into"},
     };
     for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {

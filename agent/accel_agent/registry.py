@@ -25,7 +25,9 @@ ACCELERATED = "accelerated"
 NATIVE_BY_CHOICE = "native-by-choice"  # calibration or the user said so: healthy
 NOT_ACCELERATED = "not-accelerated"  # something that should work did not: unhealthy
 
-_UNRESOLVED = object()
+# A slot's provider before its first use decides it (see Slot.provider).
+UNRESOLVED = object()
+_UNRESOLVED = UNRESOLVED  # the former private name, while targets still read it
 
 
 class Choice:
@@ -80,13 +82,15 @@ class Slot:
     compiled fast paths, which count in C); :meth:`total_calls` adds them.
     """
 
-    __slots__ = ("name", "_provider", "calls", "counters")
+    __slots__ = ("name", "provider", "calls", "counters")
 
     def __init__(self, name: str) -> None:
         self.name = name
-        # _UNRESOLVED until the first use decides; hot paths may read it
-        # directly and call get() only while it is _UNRESOLVED.
-        self._provider: object = _UNRESOLVED
+        # The hot-path read: the provider, None for native, or UNRESOLVED
+        # until the first use decides. A fast path (Python or compiled) may
+        # read it directly and call get() only while it is UNRESOLVED; only
+        # the registry writes it.
+        self.provider: object = UNRESOLVED
         self.calls = 0
         self.counters: list = []
 
@@ -94,10 +98,15 @@ class Slot:
         return self.calls + sum(counter.calls for counter in self.counters)
 
     def get(self) -> object:
-        provider = self._provider
-        if provider is _UNRESOLVED:
-            provider = self._provider = choice(self.name).provider
+        provider = self.provider
+        if provider is UNRESOLVED:
+            provider = self.provider = choice(self.name).provider
         return provider
+
+
+# The former private name of Slot.provider (the same storage, at the same
+# cost), while targets still read it.
+Slot._provider = Slot.provider  # type: ignore[attr-defined]
 
 
 # Held while a provider is decided (its self-check included); renewed in a
@@ -189,7 +198,7 @@ def reset() -> None:
     with _lock:
         _choices.clear()
         for existing in _slots.values():
-            existing._provider = _UNRESOLVED
+            existing.provider = UNRESOLVED
             existing.calls = 0
             for counter in existing.counters:
                 counter.calls = 0

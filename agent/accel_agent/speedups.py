@@ -167,18 +167,28 @@ def hash_new(cls: type, slot: Any, fallback: Callable, original: Callable) -> An
 
 
 def gcm_new(
-    cls: type, backing: Any, slot: Any, unresolved: object, fallback: Callable, original: Callable
+    cls: type,
+    fields: tuple[str, ...],
+    backing: Any,
+    slot: Any,
+    unresolved: object,
+    fallback: Callable,
+    original: Callable,
 ) -> Any:
     """``AES.new``: ``fallback`` itself, or a compiled front for its GCM shape.
 
     The compiled front serves ``new(key, 11, nonce=nonce)`` with bytes key
-    and nonce of sizes OpenSSL takes, while ``slot`` resolved to a provider,
+    and nonce of sizes OpenSSL takes, while ``slot.provider`` is a provider,
     the way the Python fast path at the top of ``fallback`` does (see
     ``targets/pycryptodome/aes.py``); every other call goes to ``fallback``.
-    Either is named as ``original``.
+    It makes a ``cls`` and sets the five attributes ``fields`` names (the
+    class's ``__init__`` order) to backing, provider, key, nonce and the
+    one-shot token. Either is named as ``original``.
     """
     return _named_like(
-        original, fallback, lambda: _speedups.GcmNew(cls, backing, slot, unresolved, fallback)
+        original,
+        fallback,
+        lambda: _speedups.GcmNew(cls, fields, backing, slot, unresolved, fallback),
     )
 
 

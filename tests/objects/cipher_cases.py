@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 KEY16, KEY32 = bytes(range(16)), bytes(range(32))
+KEY_TDES = bytes(range(24))  # three different DES keys
 
 
 @dataclass(frozen=True)
@@ -37,6 +38,19 @@ CASES = [
                "Cipher._mode_ofb.OfbMode"),
     CipherCase("gcm", "aes-gcm", "Cipher.AES", lambda m: m.new(KEY16, m.MODE_GCM, nonce=bytes(12)),
                "Cipher._mode_gcm.GcmMode"),
+    CipherCase("tdes-ecb", "tdes-ecb", "Cipher.DES3", lambda m: m.new(KEY_TDES, m.MODE_ECB),
+               "Cipher._mode_ecb.EcbMode", unit=8, stateless=True),
+    CipherCase("tdes-cbc", "tdes-cbc", "Cipher.DES3",
+               lambda m: m.new(KEY_TDES, m.MODE_CBC, iv=bytes(8)), "Cipher._mode_cbc.CbcMode",
+               unit=8),
+    CipherCase("tdes-cfb64", "tdes-cfb", "Cipher.DES3",
+               lambda m: m.new(KEY_TDES, m.MODE_CFB, iv=bytes(8), segment_size=64),
+               "Cipher._mode_cfb.CfbMode"),
+    CipherCase("tdes-cfb8", "tdes-cfb", "Cipher.DES3",
+               lambda m: m.new(KEY_TDES[:16], m.MODE_CFB, iv=bytes(8)),
+               "Cipher._mode_cfb.CfbMode"),
+    CipherCase("tdes-ofb", "tdes-ofb", "Cipher.DES3",
+               lambda m: m.new(KEY_TDES, m.MODE_OFB, iv=bytes(8)), "Cipher._mode_ofb.OfbMode"),
     CipherCase("chacha20", "chacha20", "Cipher.ChaCha20",
                lambda m: m.new(key=KEY32, nonce=bytes(8)), "Cipher.ChaCha20.ChaCha20Cipher"),
     CipherCase("chacha20-poly1305", "chacha20-poly1305", "Cipher.ChaCha20_Poly1305",

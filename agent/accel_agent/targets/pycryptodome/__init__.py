@@ -13,7 +13,8 @@ PREFIXES = ("Crypto", "Cryptodome")
 # pycryptodome module (without prefix) -> patch function in this package
 _PATCHES = {
     "Cipher.AES": "accel_agent.targets.pycryptodome.aes:patch",
-    # Hashes, MACs and KDFs (issue 4): one hook per pycryptodome module.
+    "Cipher.DES3": "accel_agent.targets.pycryptodome.des3:patch",
+    # Hashes, MACs and KDFs: one hook per pycryptodome module.
     **{
         "Hash." + name: "accel_agent.targets.pycryptodome.hashes:patch"
         for name in ("MD5", "SHA1", "SHA224", "SHA256", "SHA384", "SHA512")
@@ -26,7 +27,7 @@ _PATCHES = {
     "Protocol.KDF": "accel_agent.targets.pycryptodome.kdf:patch",
     "Cipher.ChaCha20": "accel_agent.targets.pycryptodome.chacha:patch_chacha20",
     "Cipher.ChaCha20_Poly1305": "accel_agent.targets.pycryptodome.chacha:patch_chacha20_poly1305",
-    # Public keys (issue 6). "Cipher.oaep" exists in pycryptodome 4.x only.
+    # Public keys. "Cipher.oaep" exists in pycryptodome 4.x only.
     "PublicKey.RSA": "accel_agent.targets.pycryptodome.pubkey:patch_rsa",
     "PublicKey.ECC": "accel_agent.targets.pycryptodome.pubkey:patch_ecc",
     "PublicKey.DSA": "accel_agent.targets.pycryptodome.pubkey:patch_dsa",

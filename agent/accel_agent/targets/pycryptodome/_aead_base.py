@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import os
 
-from accel_agent.targets.pycryptodome import _aes_modes, _buffers
+from accel_agent.targets.pycryptodome import _block_modes, _buffers
 from accel_agent.targets.pycryptodome._native_face import NativeFace
 from accel_agent.targets.pycryptodome._order_rules import (
     AFTER_VERIFY,
@@ -89,7 +89,7 @@ class AeadBase(NativeFace):
 
     def _become_native(self) -> Any:
         """Hand this message to a native twin (only before any payload was processed)."""
-        with _aes_modes.FIRST_USE_LOCK:
+        with _block_modes.FIRST_USE_LOCK:
             if self._twin is None:
                 self._twin = self._native_with_aad(**self._native_kwargs)
                 self._next = WITH_TWIN
@@ -123,7 +123,7 @@ class AeadBase(NativeFace):
 
     def _claim(self, state: frozenset) -> bool:
         """Move a fresh object to ``state`` unless another thread's call got there first."""
-        with _aes_modes.FIRST_USE_LOCK:
+        with _block_modes.FIRST_USE_LOCK:
             if self._next is not INITIAL:
                 return False
             self._next = state

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from hmac import compare_digest
 
+from accel_agent.providers.block_ciphers import AES
 from accel_agent.targets.pycryptodome import _buffers, _order_rules
 from accel_agent.targets.pycryptodome._aead_base import AeadBase, nonce_argument
 from accel_agent.targets.pycryptodome._native_face import named_as
@@ -37,7 +38,7 @@ if TYPE_CHECKING:
     from typing import Any, Callable
 
 MODE_CCM = 8
-BLOCK_SIZE = 16
+BLOCK_SIZE = AES.block_size  # the record's
 NONCE_SIZES = range(7, 14)
 TAG_SIZES = (4, 6, 8, 10, 12, 14, 16)
 

@@ -2,7 +2,7 @@
 
 EAX streams naturally (CTR for the payload, three CMACs for nonce, header
 and ciphertext), so every call is served by OpenSSL's CMAC and CTR through
-the provider's :class:`~accel_agent.providers.aes_ccm_eax.EaxStream`:
+the provider's :class:`~accel_agent.providers.aes_aead.EaxStream`:
 associated data is kept until the first payload call (so that an exotic
 first buffer can still be handed, with it, to a native twin), then the
 stream serves ``encrypt``/``decrypt`` chunk by chunk, and the tag is
@@ -19,7 +19,8 @@ import sys
 from hmac import compare_digest
 
 from accel_agent import patching
-from accel_agent.targets.pycryptodome import _aes_modes, _buffers, _order_rules
+from accel_agent.providers.block_ciphers import AES
+from accel_agent.targets.pycryptodome import _block_modes, _buffers, _order_rules
 from accel_agent.targets.pycryptodome._aead_base import AeadBase, nonce_argument
 from accel_agent.targets.pycryptodome._native_face import named_as
 
@@ -28,7 +29,7 @@ if TYPE_CHECKING:
     from typing import Any, Callable
 
 MODE_EAX = 9
-BLOCK_SIZE = 16
+BLOCK_SIZE = AES.block_size  # the record's
 _OMAC_PREFIXES = tuple(bytes(BLOCK_SIZE - 1) + bytes((t,)) for t in range(3))
 
 # pycryptodome's order rules, shared by the AEAD targets (_order_rules).
@@ -109,7 +110,7 @@ class EaxCipher(AeadBase):
 
     def _open(self) -> Any:
         """The provider's stream, opened once, fed the associated data kept so far."""
-        with _aes_modes.FIRST_USE_LOCK:
+        with _block_modes.FIRST_USE_LOCK:
             if self._stream is None:
                 stream = self._provider.stream(self._key, self.nonce)
                 for chunk in self._aad:

@@ -25,9 +25,10 @@ from __future__ import annotations
 from hmac import compare_digest
 
 from accel_agent import speedups
+from accel_agent.providers.block_ciphers import AES
 from accel_agent.providers.contexts import is_busy, when_free
 from accel_agent.speedups import STREAM_UPDATE_FROM, open_joined, seal_split, stream_update
-from accel_agent.targets.pycryptodome import _aes_modes, _buffers, _order_rules
+from accel_agent.targets.pycryptodome import _block_modes, _buffers, _order_rules
 from accel_agent.targets.pycryptodome._aead_base import AeadBase
 from accel_agent.targets.pycryptodome._native_face import named_as
 
@@ -36,7 +37,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 MODE_GCM = 11
-BLOCK_SIZE = 16
+BLOCK_SIZE = AES.block_size  # the record's
 # Up to these sizes a whole message goes to the one-shot AESGCM call, above
 # them to a streaming context (which returns and takes ciphertext and tag
 # apart, but costs ~2.6 us to set up). Decryption joins ct || tag: a copy,
@@ -57,6 +58,15 @@ UPDATE, ENCRYPT, DECRYPT, DIGEST, VERIFY = _order_rules.METHODS
 INITIAL, AFTER_ENCRYPT, AFTER_DECRYPT, AFTER_DIGEST, AFTER_VERIFY = _order_rules.STATES
 
 
+# The layout of a fresh GcmCipher: the instance attributes its ``__init__``
+# sets, in that order (every other one starts as a class attribute). The
+# compiled ``AES.new`` (speedups.gcm_new) is given this tuple and sets the
+# same attributes in the same order, so objects made either way share
+# CPython's instance layout; tests/test_speedups.py holds ``__init__`` to it.
+# (Not a class attribute: native's objects have no such name.)
+FRESH_FIELDS = ("_backing", "_provider", "_key", "nonce", "_one_shot")
+
+
 @named_as("GcmMode")
 class GcmCipher(AeadBase):
     """pycryptodome's ``GcmMode``, served by OpenSSL.
@@ -64,7 +74,6 @@ class GcmCipher(AeadBase):
     No ``__slots__``: the class attributes below are the state of a fresh
     object, so creating one sets few attributes (a whole message on a fresh
     object is the common case, and its cost is what users pay per message).
-    ``AES.new``'s fast path makes one without the ``__init__`` frame.
     """
 
     block_size = BLOCK_SIZE
@@ -104,7 +113,7 @@ class GcmCipher(AeadBase):
         self._key = key
         self.nonce = nonce
         if mac_len != 16:
-            self._mac_len = mac_len
+            self._mac_len = mac_len  # not a field: the class default serves 16
         self._one_shot = [mac_len]
 
     @property
@@ -172,7 +181,7 @@ class GcmCipher(AeadBase):
 
     def _open(self, direction: str) -> Any:
         """OpenSSL's context, opened once even when threads share a new object."""
-        with _aes_modes.FIRST_USE_LOCK:
+        with _block_modes.FIRST_USE_LOCK:
             if self._context is not None:
                 return self._context
             try:
@@ -451,7 +460,7 @@ class GcmCipher(AeadBase):
             return compare_digest(self._tag, received)
         if len(received) != self._mac_len:
             return False  # native compares mac_len bytes with it: never equal
-        with _aes_modes.FIRST_USE_LOCK:  # threads sharing the object check one at a time
+        with _block_modes.FIRST_USE_LOCK:  # threads sharing the object check one at a time
             if self._tag is not None:
                 return compare_digest(self._tag, received)
             if not self._tag_checked:

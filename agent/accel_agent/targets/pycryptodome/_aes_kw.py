@@ -14,13 +14,14 @@ ValueError native raises, with native's message.
 
 from __future__ import annotations
 
+from accel_agent.providers.block_ciphers import AES
 from accel_agent.targets.pycryptodome._native_face import NativeFace, named_as
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-BLOCK_SIZE = 16
+BLOCK_SIZE = AES.block_size  # the record's
 MODE_KW, MODE_KWP = 13, 14
 _PLAIN = (bytes, bytearray)
 _MAX_LENGTH = 2**32  # native raises MessageTooLongError from here

@@ -25,14 +25,15 @@ from __future__ import annotations
 
 from hmac import compare_digest
 
-from accel_agent.targets.pycryptodome import _aes_modes, _buffers
+from accel_agent.providers.block_ciphers import AES
+from accel_agent.targets.pycryptodome import _block_modes, _buffers
 from accel_agent.targets.pycryptodome._native_face import NativeFace
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-BLOCK_SIZE = 16
+BLOCK_SIZE = AES.block_size  # the record's
 TAG_SIZE = 16
 INITIAL = "initial"  # fresh, or associated data only
 AFTER_DIGEST = "after one-shot encryption"  # native allows digest() only
@@ -89,7 +90,7 @@ class OneShotAead(NativeFace):
         twin = self._twin
         if twin is not None:
             return twin
-        with _aes_modes.FIRST_USE_LOCK:
+        with _block_modes.FIRST_USE_LOCK:
             if self._twin is not None:
                 return self._twin
             in_flight = self._next is not INITIAL and self._tag is None and self._failed is None
@@ -131,7 +132,7 @@ class OneShotAead(NativeFace):
 
     def _claim(self, state: str) -> bool:
         """Move a fresh object to ``state``, unless another thread's call got there first."""
-        with _aes_modes.FIRST_USE_LOCK:
+        with _block_modes.FIRST_USE_LOCK:
             if self._next is not INITIAL or self._twin is not None:
                 return False
             self._next = state

@@ -27,7 +27,7 @@ from hmac import compare_digest
 from accel_agent import speedups
 from accel_agent.providers.chacha import StreamFinished
 from accel_agent.speedups import open_joined, seal_split
-from accel_agent.targets.pycryptodome import _aes_modes, _buffers, _order_rules
+from accel_agent.targets.pycryptodome import _block_modes, _buffers, _order_rules
 from accel_agent.targets.pycryptodome._aead_base import AeadBase
 
 TYPE_CHECKING = False
@@ -168,7 +168,7 @@ class ChaCha20Poly1305Cipher(AeadBase):
         tag of a one-shot decryption that failed (``claim=False``): that call
         took the token, and the stream then only feeds Poly1305.
         """
-        with _aes_modes.FIRST_USE_LOCK:
+        with _block_modes.FIRST_USE_LOCK:
             if self._stream is not None:
                 return self._stream
             if claim:

@@ -22,7 +22,7 @@ import os
 
 from accel_agent import patching, registry
 from accel_agent.providers.contexts import when_free
-from accel_agent.targets.pycryptodome import _aes_modes, _buffers
+from accel_agent.targets.pycryptodome import _block_modes, _buffers
 from accel_agent.targets.pycryptodome._chacha_aead import ChaCha20Poly1305Cipher
 from accel_agent.targets.pycryptodome._native_face import NativeFace
 
@@ -37,7 +37,7 @@ NONCE_SIZES = (8, 12, 24)
 AEAD_NONCE_SIZES = (8, 12, 24)
 _NEW_KEYWORDS = frozenset(("key", "nonce"))
 _new_object = object.__new__
-_UNRESOLVED = registry._UNRESOLVED
+UNRESOLVED = registry.UNRESOLVED
 _ABSENT = object()  # a keyword not given (None is a value pycryptodome accepts)
 # pyca/cryptography's counter word has 32 bits: a context cannot cross a
 # multiple of 2**32 blocks, so 8-byte-nonce streams re-open one there.
@@ -124,8 +124,8 @@ def patch_chacha20_poly1305(module: ModuleType) -> None:
             and not kwargs
             and not args
         ):
-            provider = slot._provider
-            if provider is not None and provider is not _UNRESOLVED:
+            provider = slot.provider
+            if provider is not None and provider is not UNRESOLVED:
                 cipher = _new_object(ChaCha20Poly1305Cipher)
                 cipher._backing = backing
                 cipher._provider = provider
@@ -255,7 +255,7 @@ class ChaCha20Cipher(NativeFace):
 
     def _open(self, position: int) -> Any:
         """OpenSSL's context from ``position``, opened once even when threads share the object."""
-        with _aes_modes.FIRST_USE_LOCK:
+        with _block_modes.FIRST_USE_LOCK:
             if self._context is not None:
                 return self._context
             return self._open_at(position)

@@ -1,4 +1,4 @@
-"""The builders of ``AES.new`` for OCB, SIV, KW and KWP (issue 5), added to :mod:`.aes`'s.
+"""The builders of ``AES.new`` for the one-shot modes OCB, SIV, KW and KWP, added to :mod:`.aes`'s.
 
 A builder validates the arguments exactly as far as it serves them and
 returns the accelerated object, or None so that the original ``new`` (and
@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 
+from accel_agent.providers.aes_aead import OCB_NONCE_SIZES
 from accel_agent.targets.pycryptodome import _buffers
 from accel_agent.targets.pycryptodome._aes_kw import KwCipher, KwpCipher
 from accel_agent.targets.pycryptodome._aes_ocb import OcbCipher
@@ -22,8 +23,8 @@ if TYPE_CHECKING:
     from typing import Any, Callable
 
 MODE_SIV, MODE_OCB, MODE_KW, MODE_KWP = 10, 12, 13, 14
-SIV_KEY_SIZES = (32, 48, 64)
-OCB_NONCE_SIZES = range(12, 16)  # what pyca/cryptography's AESOCB3 takes (native: 1..15)
+# OCB_NONCE_SIZES: the provider's (what AESOCB3 takes; native takes 1..15).
+
 # use_aesni picks pycryptodome's own AES implementation: it changes no result.
 _OCB_KEYWORDS = frozenset(("nonce", "mac_len", "use_aesni"))
 _SIV_KEYWORDS = frozenset(("nonce", "use_aesni"))

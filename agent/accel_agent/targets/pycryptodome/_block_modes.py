@@ -1,7 +1,10 @@
-"""OpenSSL-backed objects that behave like pycryptodome's AES mode objects.
+"""OpenSSL-backed objects that behave like pycryptodome's classic mode objects, for any cipher.
 
 Each class mirrors one pycryptodome class (``EcbMode``, ``CbcMode``,
-``CtrMode``, ``CfbMode``, ``OfbMode``): the same public attributes, the same
+``CtrMode``, ``CfbMode``, ``OfbMode``), which pycryptodome too shares
+between its block ciphers: the classes here are generic, and
+:func:`classes_for` makes, once per :class:`~accel_agent.providers.block_ciphers.BlockCipher`
+record, the subclasses that carry that cipher's block size. The same public attributes, the same
 order rules (``encrypt`` after ``decrypt`` is a ``TypeError``), the same
 results. Plain calls (bytes-like input, ``output=`` of the right kind and
 size) go to OpenSSL. Anything else goes to a *twin*: a native pycryptodome
@@ -16,6 +19,7 @@ from __future__ import annotations
 import sys
 
 from accel_agent import forksafe
+from accel_agent.providers.block_ciphers import BlockCipher
 from accel_agent.providers.contexts import is_busy, when_free
 from accel_agent.speedups import STREAM_UPDATE_FROM, stream_update
 from accel_agent.targets.pycryptodome import _buffers
@@ -31,7 +35,6 @@ if TYPE_CHECKING:
 # fork does not exist there.
 FIRST_USE_LOCK = forksafe.rlock(globals(), "FIRST_USE_LOCK")
 
-BLOCK_SIZE = 16
 MODE_ECB, MODE_CBC, MODE_CFB, MODE_OFB, MODE_CTR = 1, 2, 3, 5, 6
 
 ENCRYPT, DECRYPT = "encrypt", "decrypt"
@@ -55,14 +58,15 @@ class _Tail:
         return bytes(self._data[-count:]) if count else b""
 
 
-class _AesMode(NativeFace):
+class _BlockMode(NativeFace):
     """What the five classic modes share: key, provider, twin, and call counting.
 
     No ``__slots__``: class attributes give a fresh object its state, so
     creating one (once per message, typically) sets few attributes.
+    ``block_size`` is the cipher's (set by :func:`classes_for`).
     """
 
-    block_size = BLOCK_SIZE
+    block_size: int
     _twin = None  # the native object serving every call, once there is one
 
     def __init__(self, backing: Any, provider: Any, key: bytes) -> None:
@@ -95,7 +99,7 @@ class _AesMode(NativeFace):
 
 
 @named_as("EcbMode")
-class EcbCipher(_AesMode):
+class EcbCipher(_BlockMode):
     """pycryptodome's ``EcbMode``: whole blocks, no state, no order rules.
 
     ECB has no state to keep in step, so a call OpenSSL should not serve (an
@@ -114,7 +118,7 @@ class EcbCipher(_AesMode):
 
     def encrypt(self, plaintext: Any, output: Any = None) -> bytes | None:
         if (
-            not _buffers.servable(plaintext, output, BLOCK_SIZE)
+            not _buffers.servable(plaintext, output, self.block_size)
             or len(plaintext) >= self._native_from
         ):
             return self._switch_to_twin().encrypt(plaintext, output=output)
@@ -133,7 +137,7 @@ class EcbCipher(_AesMode):
 
     def decrypt(self, ciphertext: Any, output: Any = None) -> bytes | None:
         if (
-            not _buffers.servable(ciphertext, output, BLOCK_SIZE)
+            not _buffers.servable(ciphertext, output, self.block_size)
             or len(ciphertext) >= self._native_from
         ):
             return self._switch_to_twin().decrypt(ciphertext, output=output)
@@ -149,7 +153,7 @@ class EcbCipher(_AesMode):
         return _buffers.deliver(result, output)
 
 
-class _StreamingMode(_AesMode):
+class _StreamingMode(_BlockMode):
     """Modes with pycryptodome's order rule: after encrypt only encrypt, after decrypt only decrypt.
 
     ``_position`` counts the bytes processed; subclasses say how a twin is
@@ -159,7 +163,8 @@ class _StreamingMode(_AesMode):
     _direction = None
     _context = None
     _position = 0
-    _unit = 1  # the input length must be a multiple of this (CBC: 16)
+    _unit = 1  # the input length must be a multiple of this (CBC: the block size)
+    _whole_blocks = False  # whether _unit is the block size (classes_for sets it)
     _limit = sys.maxsize  # bytes OpenSSL can serve in this stream (CTR: until the counter wraps)
     _keeps_tails = True  # whether _record() keeps what a twin would need (CTR needs nothing)
     # A first call this long means a stream native serves faster (CFB-8).
@@ -246,10 +251,10 @@ class _StreamingMode(_AesMode):
 class CbcCipher(_StreamingMode):
     """pycryptodome's ``CbcMode``; the chaining state is the last ciphertext block."""
 
-    _unit = BLOCK_SIZE
+    _whole_blocks = True
 
     def __init__(self, backing: Any, provider: Any, key: bytes, iv: bytes) -> None:
-        _AesMode.__init__(self, backing, provider, key)
+        _BlockMode.__init__(self, backing, provider, key)
         self.iv = self.IV = iv
         self._ciphertext_tail = _Tail(iv)
 
@@ -263,13 +268,13 @@ class CbcCipher(_StreamingMode):
 
     def _fresh_twin(self) -> Any:
         return self._backing.native_new(
-            self._key, MODE_CBC, iv=self._ciphertext_tail.last(BLOCK_SIZE)
+            self._key, MODE_CBC, iv=self._ciphertext_tail.last(self.block_size)
         )
 
 
 @named_as("CfbMode")
 class CfbCipher(_StreamingMode):
-    """pycryptodome's ``CfbMode`` for 8- and 128-bit segments (any input length).
+    """pycryptodome's ``CfbMode`` for 8-bit and full-block segments (any input length).
 
     Only ciphertext is kept (the last 32 bytes' worth, for a twin's shift
     register): a twin that must continue a partial CFB-128 segment while
@@ -282,7 +287,7 @@ class CfbCipher(_StreamingMode):
     def __init__(
         self, backing: Any, provider: Any, key: bytes, iv: bytes, segment_size: int
     ) -> None:
-        _AesMode.__init__(self, backing, provider, key)
+        _BlockMode.__init__(self, backing, provider, key)
         self.iv = self.IV = iv
         self._segment_size = segment_size
         if segment_size == 8:
@@ -298,12 +303,13 @@ class CfbCipher(_StreamingMode):
         self._ciphertext_tail.push(result if direction == ENCRYPT else data)
 
     def _partial(self) -> int:
-        return self._position % BLOCK_SIZE if self._segment_size == 128 else 0
+        return self._position % self.block_size if self._segment_size != 8 else 0
 
     def _register(self) -> bytes:
-        # The shift register holds the last 16 ciphertext bytes before the
+        # The shift register holds the last block of ciphertext before the
         # current (partial) segment; CFB-8 segments are never partial.
-        return self._ciphertext_tail.last(BLOCK_SIZE + self._partial())[:BLOCK_SIZE]
+        size = self.block_size
+        return self._ciphertext_tail.last(size + self._partial())[:size]
 
     def _fresh_twin(self) -> Any:
         return self._backing.native_new(
@@ -334,7 +340,7 @@ class OfbCipher(_StreamingMode):
     _keeps_tails = False
 
     def __init__(self, backing: Any, provider: Any, key: bytes, iv: bytes) -> None:
-        _AesMode.__init__(self, backing, provider, key)
+        _BlockMode.__init__(self, backing, provider, key)
         self.iv = self.IV = iv
 
     def _open(self, direction: str) -> Any:
@@ -362,7 +368,7 @@ def _run_over_zeros(method: Callable, count: int) -> None:
 class CtrCipher(_StreamingMode):
     """pycryptodome's ``CtrMode`` with a big-endian counter and no suffix.
 
-    OpenSSL increments the whole 16-byte block where pycryptodome wraps the
+    OpenSSL increments the whole counter block where pycryptodome wraps the
     counter field alone; a call that would wrap the field goes to a twin, so
     the two never disagree.
     """
@@ -370,12 +376,12 @@ class CtrCipher(_StreamingMode):
     def __init__(
         self, backing: Any, provider: Any, key: bytes, nonce: bytes, counter_start: int
     ) -> None:
-        _AesMode.__init__(self, backing, provider, key)
+        _BlockMode.__init__(self, backing, provider, key)
         self.nonce = nonce
         self._counter_start = counter_start
-        self._counter_len = BLOCK_SIZE - len(nonce)
+        self._counter_len = self.block_size - len(nonce)
         # bytes usable before the counter field wraps (pycryptodome goes on, OpenSSL carries)
-        self._limit = ((1 << (8 * self._counter_len)) - counter_start) * BLOCK_SIZE
+        self._limit = ((1 << (8 * self._counter_len)) - counter_start) * self.block_size
 
     _keeps_tails = False  # a twin is rebuilt from the counter position alone
 
@@ -394,3 +400,47 @@ class CtrCipher(_StreamingMode):
 
     def _catch_up(self, twin: Any, method: Callable) -> None:
         _run_over_zeros(method, self._position)
+
+
+# The generic classes, by pycryptodome's mode constant (the same in every cipher module).
+GENERIC_CLASSES: dict[int, type] = {
+    MODE_ECB: EcbCipher,
+    MODE_CBC: CbcCipher,
+    MODE_CFB: CfbCipher,
+    MODE_OFB: OfbCipher,
+    MODE_CTR: CtrCipher,
+}
+_CLASSES: dict[str, dict[int, type]] = {}
+
+
+def classes_for(cipher: BlockCipher) -> dict[int, type]:
+    """The mode classes of ``cipher`` (made once): the generic ones with its block size.
+
+    Class attributes, not instance ones: a message pays no store for them,
+    and the hot paths read them as they read any other class default.
+    """
+    made = _CLASSES.get(cipher.name)
+    if made is None:
+        made = {}
+        for mode, generic in GENERIC_CLASSES.items():
+            sized = {"block_size": cipher.block_size, "__module__": __name__}
+            if getattr(generic, "_whole_blocks", False):
+                sized["_unit"] = cipher.block_size
+            made[mode] = type(generic.__name__, (generic,), sized)
+        made = _CLASSES.setdefault(cipher.name, made)
+    return made
+
+
+def apply_calibration(cipher: BlockCipher) -> None:
+    """Sizes from which native pycryptodome is faster (calibration.NATIVE_FROM_SIZE).
+
+    ECB calls from that size, and CFB-8 streams whose first call is that
+    long, go to native.
+    """
+    from accel_agent import calibration
+
+    classes = classes_for(cipher)
+    ecb_from = calibration.native_from_size(cipher.name + "-ecb")
+    cfb8_from = calibration.native_from_size(cipher.name + "-cfb8")
+    classes[MODE_ECB]._native_from = ecb_from or sys.maxsize
+    classes[MODE_CFB]._cfb8_native_from = cfb8_from or sys.maxsize

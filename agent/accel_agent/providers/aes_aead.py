@@ -1,4 +1,9 @@
-"""AES-CCM and AES-EAX through OpenSSL (pyca/cryptography).
+"""AES's AEAD modes besides GCM through OpenSSL (pyca/cryptography): CCM, EAX, OCB3, SIV.
+
+OCB3 (RFC 7253) and SIV (RFC 5297) are served by OpenSSL's matching
+primitive as a one-shot call, through pyca/cryptography's ``AESOCB3`` and
+``AESSIV``; the limits the target must respect (nonce and tag sizes) are
+stated here as data.
 
 CCM is OpenSSL's own AEAD (``AESCCM``: nonce 7..13 bytes, tag 4..16 bytes,
 even), one-shot only; a CTR context over the CCM counter blocks recovers a
@@ -14,12 +19,19 @@ OMACs (a copy skips the key schedule). Nothing here knows pycryptodome.
 from __future__ import annotations
 
 from accel_agent.providers.base import LastKeyReuse, ProviderUnavailable
+from accel_agent.providers.block_ciphers import AES, algorithm_class, mode_class
+from accel_agent.providers.block_modes import context_makers
 
-KEY_SIZES = (16, 24, 32)
-BLOCK_SIZE = 16
+# pyca/cryptography's AESOCB3 takes 12..15-byte nonces and makes 16-byte tags;
+# OCB3 encodes the tag length into its nonce block, so a shorter tag is not a
+# truncated 16-byte one and cannot be served.
+OCB_NONCE_SIZES = range(12, 16)
+OCB_TAG_SIZE = 16
+SIV_KEY_SIZES = (32, 48, 64)  # two AES keys: one for S2V (CMAC), one for CTR
+SIV_TAG_SIZE = 16
 CCM_NONCE_SIZES = range(7, 14)
 CCM_TAG_SIZES = (4, 6, 8, 10, 12, 14, 16)
-_OMAC_PREFIX = tuple(bytes(BLOCK_SIZE - 1) + bytes((t,)) for t in range(3))
+_OMAC_PREFIX = tuple(bytes(AES.block_size - 1) + bytes((t,)) for t in range(3))
 
 
 def _import_failure(exc: BaseException) -> ProviderUnavailable:
@@ -29,21 +41,12 @@ def _import_failure(exc: BaseException) -> ProviderUnavailable:
 def _ctr_maker(aes):
     """``(key, counter_block) -> encryption context`` without the public API's checks.
 
-    Same reasoning as :func:`accel_agent.providers.aes._context_makers`: the
-    arguments were validated by the caller; the public API is the fallback.
-    ``aes`` makes the ``algorithms.AES`` object of a key.
+    The contexts of :func:`accel_agent.providers.block_modes.context_makers`:
+    the arguments were validated by the caller. ``aes`` makes the
+    ``algorithms.AES`` object of a key.
     """
-    from cryptography.hazmat.primitives.ciphers import Cipher, modes
-
-    ctr = modes.CTR
-    try:
-        from cryptography.hazmat.bindings._rust import openssl as rust_openssl
-
-        create = rust_openssl.ciphers.create_encryption_ctx
-    except (ImportError, AttributeError):
-
-        def create(algorithm, mode):
-            return Cipher(algorithm, mode).encryptor()
+    create, _ = context_makers()
+    ctr = mode_class("CTR")
 
     def make(key: bytes, counter_block: bytes):
         return create(aes(key), ctr(counter_block))
@@ -65,9 +68,7 @@ class CcmProvider:
             raise _import_failure(exc) from None
         self.one_shot = AESCCM  # AESCCM(key, tag_length).encrypt(nonce, data, aad) -> ct || tag
         self.InvalidTag = InvalidTag
-        from cryptography.hazmat.primitives.ciphers import algorithms
-
-        self._ctr = _ctr_maker(LastKeyReuse(algorithms.AES).for_key)
+        self._ctr = _ctr_maker(LastKeyReuse(algorithm_class(AES)).for_key)
 
     def keystream(self, key: bytes, nonce: bytes):
         """CTR over the CCM counter blocks A_1, A_2, ... (SP 800-38C A.3): the payload's cipher."""
@@ -78,7 +79,7 @@ class CcmProvider:
 def _xor16(a: bytes, b: bytes, c: bytes) -> bytes:
     return (
         int.from_bytes(a, "big") ^ int.from_bytes(b, "big") ^ int.from_bytes(c, "big")
-    ).to_bytes(BLOCK_SIZE, "big")
+    ).to_bytes(AES.block_size, "big")
 
 
 class EaxStream:
@@ -131,13 +132,12 @@ class EaxProvider:
 
     def __init__(self) -> None:
         try:
-            from cryptography.hazmat.primitives.ciphers import algorithms
             from cryptography.hazmat.primitives.cmac import CMAC
 
             # One message makes three CMACs and a CTR context of one key: the
             # algorithms.AES object of the last key object serves them all
             # (base.LastKeyReuse; ~370 ns each otherwise).
-            aes = LastKeyReuse(algorithms.AES).for_key
+            aes = LastKeyReuse(algorithm_class(AES)).for_key
             self.ctr = _ctr_maker(aes)  # (key, 16-byte initial counter block) -> context
         except Exception as exc:  # noqa: BLE001 - ImportError, or broken bindings
             raise _import_failure(exc) from None
@@ -167,9 +167,51 @@ class EaxProvider:
         return plaintext, stream.tag()
 
 
+def _aead(name: str):
+    try:
+        from cryptography.exceptions import InvalidTag
+        from cryptography.hazmat.primitives.ciphers import aead
+    except Exception as exc:  # noqa: BLE001 - ImportError, or broken bindings
+        raise ProviderUnavailable(
+            "pyca/cryptography cannot be imported (%s)" % type(exc).__name__
+        ) from None
+    one_shot = getattr(aead, name, None)
+    if one_shot is None:
+        raise ProviderUnavailable("pyca/cryptography has no %s (too old)" % name)
+    return LastKeyReuse(one_shot).for_key, InvalidTag
+
+
+class OcbProvider:
+    """AES-OCB3: ``one_shot(key).encrypt(nonce, data, aad)`` -> ciphertext || 16-byte tag."""
+
+    name = "openssl"
+    primitive = "aes-ocb"
+
+    def __init__(self) -> None:
+        self.one_shot, self.InvalidTag = _aead("AESOCB3")
+
+
+class SivProvider:
+    """AES-SIV: ``one_shot(key).encrypt(data, [ad, ..., nonce])`` -> 16-byte tag || ciphertext."""
+
+    name = "openssl"
+    primitive = "aes-siv"
+
+    def __init__(self) -> None:
+        self.one_shot, self.InvalidTag = _aead("AESSIV")
+
+
 def ccm_provider() -> CcmProvider:
     return CcmProvider()
 
 
 def eax_provider() -> EaxProvider:
     return EaxProvider()
+
+
+def ocb_provider() -> OcbProvider:
+    return OcbProvider()
+
+
+def siv_provider() -> SivProvider:
+    return SivProvider()

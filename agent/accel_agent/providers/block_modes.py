@@ -1,0 +1,98 @@
+"""The classic modes of operation (ECB, CBC, CTR, CFB, OFB) of any block cipher, through OpenSSL.
+
+A provider hands out OpenSSL cipher contexts for a key and an IV or counter
+block; which cipher is a :class:`~.block_ciphers.BlockCipher` record. It
+knows nothing of pycryptodome: the targets wrap these contexts in objects
+that behave like pycryptodome's own.
+"""
+
+from __future__ import annotations
+
+from accel_agent.providers.base import LastKeyReuse, ProviderUnavailable
+from accel_agent.providers.block_ciphers import (
+    BlockCipher,
+    algorithm_maker,
+    cryptography_ciphers,
+    mode_class,
+)
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Callable
+
+
+def context_makers() -> tuple[Callable[[Any, Any], Any], Callable[[Any, Any], Any]]:
+    """(make encryptor, make decryptor) from an algorithm and a mode object.
+
+    ``Cipher(algorithm, mode).encryptor()`` validates its arguments in Python
+    and then calls ``create_encryption_ctx``: about a microsecond per message
+    that the agent, having validated key, IV and nonce exactly as pycryptodome
+    does, need not pay twice. Where that binding is absent (its module path is
+    pyca/cryptography's own, not a promise) the public API is used; either
+    way the known-answer tests run through the maker chosen here.
+    """
+    cipher, _, _ = cryptography_ciphers()
+    try:
+        from cryptography.hazmat.bindings._rust import openssl as rust_openssl
+
+        return (
+            rust_openssl.ciphers.create_encryption_ctx,
+            rust_openssl.ciphers.create_decryption_ctx,
+        )
+    except (ImportError, AttributeError):
+        return (
+            lambda algorithm, mode: cipher(algorithm, mode).encryptor(),
+            lambda algorithm, mode: cipher(algorithm, mode).decryptor(),
+        )
+
+
+class ModeProvider:
+    """One mode of one block cipher: contexts whose ``update`` encrypts or decrypts.
+
+    ``mode_name`` is the pyca/cryptography mode class (``"CBC"``, ``"CFB8"``...);
+    ECB takes no IV, every other mode takes one block-sized value.
+    """
+
+    name = "openssl"
+
+    def __init__(self, cipher: BlockCipher, mode_name: str, shares_key_with: tuple = ()) -> None:
+        if mode_name not in cipher.modes:
+            raise ProviderUnavailable("OpenSSL has no %s-%s" % (cipher.name, mode_name))
+        self.cipher = cipher
+        self.primitive = "%s-%s" % (cipher.name, mode_name.rstrip("8").lower())
+        self._encryption_context, self._decryption_context = context_makers()
+        # algorithms.AES(key) validates in Python (~370 ns a message): the
+        # last key object's is reused (base.LastKeyReuse). ``algorithm(key)``
+        # is that object for a key.
+        self.keys = LastKeyReuse(algorithm_maker(cipher), shares_key_with=shares_key_with)
+        self.algorithm = self.keys.for_key
+        self._mode = mode_class(mode_name)
+        self._ecb = mode_name == "ECB"
+
+    def encryptor(self, key: bytes, iv: bytes | None = None):
+        mode = self._mode() if self._ecb else self._mode(iv)
+        return self._encryption_context(self.algorithm(key), mode)
+
+    def decryptor(self, key: bytes, iv: bytes | None = None):
+        mode = self._mode() if self._ecb else self._mode(iv)
+        return self._decryption_context(self.algorithm(key), mode)
+
+
+class CfbProvider:
+    """CFB with the two segment sizes OpenSSL has: 8 bits and the cipher's block."""
+
+    name = "openssl"
+
+    def __init__(self, cipher: BlockCipher) -> None:
+        cfb8 = ModeProvider(cipher, "CFB8")
+        # One key for both segment sizes' caches (base.LastKeyReuse).
+        cfb_block = ModeProvider(cipher, "CFB", shares_key_with=(cfb8.keys,))
+        self.cipher = cipher
+        self.primitive = cfb_block.primitive
+        self._by_segment = dict(zip(cipher.cfb_segments, (cfb8, cfb_block)))
+
+    def encryptor(self, key: bytes, iv: bytes, segment_size: int):
+        return self._by_segment[segment_size].encryptor(key, iv)
+
+    def decryptor(self, key: bytes, iv: bytes, segment_size: int):
+        return self._by_segment[segment_size].decryptor(key, iv)
