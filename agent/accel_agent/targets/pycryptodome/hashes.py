@@ -41,6 +41,7 @@ import sys
 from accel_agent import calibration, patching, registry, speedups
 from accel_agent.targets.pycryptodome import _native_shape
 from accel_agent.targets.pycryptodome._hash_common import (
+    WRAPPERS,
     Coercer,
     ResolvedProvider,
     class_facts,
@@ -50,6 +51,10 @@ from accel_agent.targets.pycryptodome._hash_common import (
     patch_oneshot,
     plain,
 )
+
+# The set of the agent's hash and MAC classes, as this target's public name:
+# shadow mode (accel_agent.instrument) adds the classes that follow them.
+__all__ = ["WRAPPERS", "patch"]
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
