@@ -19,6 +19,9 @@
 # Environment: ACCEL_PYTHONS="3.9 3.10 ..." picks versions, ACCEL_JOBS the
 # parallelism, ACCEL_JOB_TIMEOUT the seconds one version may take,
 # ACCEL_DIFF_EXAMPLES the Hypothesis examples per differential property.
+# ACCEL_COVERED_PYTHON=3.X names a version whose start-up and differential
+# tests have run already, with more examples (CI sets it to the Python of
+# `make test`): it is reported as COVERED instead of being run again.
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -31,6 +34,7 @@ LOGS=build/multipython  # build/ is gitignored
 START_TESTS=tests/test_startup.py
 DIFF_TESTS=tests/differential
 DIFF_EXAMPLES=${ACCEL_DIFF_EXAMPLES:-10}
+COVERED=${ACCEL_COVERED_PYTHON:-}
 
 PYCRYPTODOME=$(grep -E '^pycryptodome==' requirements/pycryptodome-4.txt)
 PYCRYPTODOMEX=$(grep -E '^pycryptodomex==' requirements/pycryptodomex.txt)
@@ -94,6 +98,10 @@ closing_line() {
 section "multi-Python: $VERSIONS ($JOBS at a time)"
 declare -A PYTHONS=()
 for minor in $VERSIONS; do
+    if [[ $minor == "$COVERED" ]]; then
+        echo "python$minor: COVERED (make test ran its start-up and differential tests)"
+        continue
+    fi
     python=$(find_python "$minor")
     if [[ -z $python ]]; then
         echo "python$minor: SKIPPED (no interpreter under $(pyenv_root)/versions)"
@@ -116,6 +124,10 @@ done
 
 section "multi-Python: summary"
 for minor in $VERSIONS; do
+    if [[ $minor == "$COVERED" ]]; then
+        printf '%-12s COVERED: make test ran its start-up and differential tests\n' "python$minor"
+        continue
+    fi
     if [[ -z ${PYTHONS[$minor]:-} ]]; then
         printf '%-12s SKIPPED: no interpreter under %s/versions\n' "python$minor" "$(pyenv_root)"
         continue

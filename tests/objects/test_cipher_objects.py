@@ -45,8 +45,9 @@ def _native_class(flavour, case):
 
 
 def _sizes(case):
-    # 16 B to 1 MiB, in the case's unit (16 is a multiple of every block size)
-    return st.integers(1, 1 << 16).map(lambda n: n * 16 if case.unit > 1 else n * 16 - n % 7)
+    # 16 B to 1 MiB (64 KiB for the slowest native case), in the case's unit
+    # (16 is a multiple of every block size)
+    return st.integers(1, case.largest).map(lambda n: n * 16 if case.unit > 1 else n * 16 - n % 7)
 
 
 # --------------------------------------------------------------------------- threads
