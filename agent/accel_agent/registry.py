@@ -27,7 +27,6 @@ NOT_ACCELERATED = "not-accelerated"  # something that should work did not: unhea
 
 # A slot's provider before its first use decides it (see Slot.provider).
 UNRESOLVED = object()
-_UNRESOLVED = UNRESOLVED  # the former private name, while targets still read it
 
 
 class Choice:
@@ -104,11 +103,6 @@ class Slot:
         return provider
 
 
-# The former private name of Slot.provider (the same storage, at the same
-# cost), while targets still read it.
-Slot._provider = Slot.provider  # type: ignore[attr-defined]
-
-
 # Held while a provider is decided (its self-check included); renewed in a
 # forked child (forksafe), where a thread that held it no longer exists.
 _lock = forksafe.rlock(globals(), "_lock")
@@ -173,7 +167,7 @@ def force_native(name: str, reason: str) -> None:
         )
         existing = _slots.get(name)
         if existing is not None:
-            existing._provider = None
+            existing.provider = None
     for listener in list(reset_listeners):
         listener()
 
