@@ -235,12 +235,3 @@ def pytest_report_header(config) -> str:
         os.path.dirname(helpers.agent_source_dir()),
     )
 
-
-def pytest_collection_modifyitems(config, items) -> None:
-    """The ``slow`` tests (2 GiB inputs, tens of seconds each) run first.
-
-    pytest-xdist hands tests out in this order: at the end of the run one of
-    them would keep a worker busy while the other had nothing left to do.
-    The order is otherwise unchanged.
-    """
-    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
