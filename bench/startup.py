@@ -34,6 +34,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 
 from accel_agent.bench import timing
 from accel_agent.bench.table import Table, format_ms, format_ratio, verdict
@@ -274,6 +275,8 @@ def single(args: argparse.Namespace) -> int:
     agent_facts = interpreter_facts(agent_python)
     if agent_facts is None or agent_facts["versions"].get("accel-agent") is None:
         raise SetupError("%s has no accel-agent installed; run `make run` first" % args.agent_venv)
+    if args.modules_only:
+        return modules_report(agent_python, args.module_runs or 20, args.strict)
     baseline_facts = ensure_baseline(agent_facts, args.baseline_venv)
     pythons = {"agent": agent_python, "baseline": venv_python(args.baseline_venv)}
     preflight(pythons)
@@ -344,7 +347,171 @@ def single(args: argparse.Namespace) -> int:
             other % format_ms(statistics.median(other_added), signed=True),
         )
     )
-    return 1 if args.strict and not passed else 0
+    modules_failed = False
+    if args.module_runs:
+        modules_failed = modules_report(agent_python, args.module_runs, args.strict) != 0
+    return 1 if args.strict and (not passed or modules_failed) else 0
+
+
+# ------------------------------------------------------------------ per module
+
+IMPORT_GOAL_MS = 2.0  # importing one patched module, start-up included, CPU over native
+FIRST_CALL_GOAL_MS = 8.0  # the first call of a primitive (cryptography's import, self-check)
+MODULE_MODES = {"native (ACCEL_AGENT=off)": "off", "agent (ACCEL_AGENT=quiet)": "quiet"}
+NATIVE_MODULE_CASE, AGENT_MODULE_CASE = MODULE_MODES
+
+# A key made once per run, natively, for the signing rows (not timed).
+_RSA_KEY = "from Crypto.PublicKey import RSA as _R; _K = _R.import_key(open(%r).read())\n"
+_RSA_KEY_FILE = os.path.join(ROOT, "tests", "fixtures", "shadow_rsa_2048.pem")
+
+
+class ModuleCase:
+    """One patched module: its import, then untimed set-up, then one first call."""
+
+    __slots__ = ("name", "module", "setup", "call")
+
+    def __init__(self, name: str, module: str, call: str, setup: str = "") -> None:
+        self.name = name  # the row's label: the module and what its first call does
+        self.module = module  # imported as M
+        self.setup = setup  # run between the import and the call, untimed
+        self.call = call  # the first call of the primitive this module serves
+
+
+MODULE_CASES = (
+    ModuleCase(
+        "AES GCM 64B",
+        "Crypto.Cipher.AES",
+        "M.new(bytes(16), M.MODE_GCM, nonce=bytes(12)).encrypt_and_digest(bytes(64))",
+    ),
+    ModuleCase(
+        "AES CBC 64B",
+        "Crypto.Cipher.AES",
+        "M.new(bytes(16), M.MODE_CBC, iv=bytes(16)).encrypt(bytes(64))",
+    ),
+    ModuleCase("SHA256 64B", "Crypto.Hash.SHA256", "M.new(bytes(64)).digest()"),
+    ModuleCase(
+        "HMAC SHA256",
+        "Crypto.Hash.HMAC",
+        "M.new(bytes(16), bytes(64), digestmod=SHA256).digest()",
+        "from Crypto.Hash import SHA256\n",
+    ),
+    ModuleCase(
+        "ChaCha20Poly",
+        "ChaCha20Poly",
+        "M.new(key=bytes(32), nonce=bytes(12)).encrypt_and_digest(bytes(64))",
+    ),
+    ModuleCase("ECC P-256 key", "Crypto.PublicKey.ECC", "M.generate(curve='P-256')"),
+    ModuleCase(
+        "pss RSA sign",
+        "Crypto.Signature.pss",
+        "M.new(_K).sign(SHA256.new(b'm'))",
+        _RSA_KEY % _RSA_KEY_FILE + "from Crypto.Hash import SHA256\n",
+    ),
+    ModuleCase("RSA (none)", "Crypto.PublicKey.RSA", "pass"),
+    ModuleCase(
+        "rsa sign",
+        "rsa",
+        "M.sign(b'm', _P, 'SHA-256')",
+        "_P = M.PrivateKey.load_pkcs1(open(%r, 'rb').read())\n" % _RSA_KEY_FILE,
+    ),
+    ModuleCase("ecdsa P-256", "ecdsa", "M.SigningKey.generate(curve=M.NIST256p).sign(b'm')"),
+    ModuleCase("pyaes CTR 64B", "pyaes", "M.AESModeOfOperationCTR(bytes(16)).encrypt(bytes(64))"),
+)
+
+# The child: CPU and wall clock at the start of -c (interpreter and agent start-up:
+# process_time counts from the process's start, perf_counter is CLOCK_MONOTONIC,
+# the parent's clock too), around the import, around the first call.
+_MODULE_CODE = """\
+import time
+c0, w0 = time.process_time(), time.perf_counter()
+import {module} as M
+c1, w1 = time.process_time(), time.perf_counter()
+{setup}c2, w2 = time.process_time(), time.perf_counter()
+{call}
+c3, w3 = time.process_time(), time.perf_counter()
+print(c0, w0 - {launched!r}, c1 - c0, w1 - w0, c3 - c2, w3 - w2)
+"""
+_MEASURES = ("start", "start wall", "import", "import wall", "call", "call wall")
+_TOTALS = ("start+import", "start+import wall")
+
+
+def run_module_case(python: str, case: ModuleCase, mode: str) -> list[float]:
+    """One fresh interpreter: the six figures of :data:`_MEASURES`, in seconds."""
+    env = dict(clean_environment(), ACCEL_AGENT=mode)
+    launched = time.perf_counter()
+    code = _MODULE_CODE.format(
+        module=case.module, setup=case.setup, call=case.call, launched=launched
+    )
+    result = subprocess.run(
+        [python, "-c", code],
+        env=env,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if result.returncode != 0 or result.stderr:
+        raise SetupError(
+            "%s (%s): exit %d: %s"
+            % (case.name, mode, result.returncode, result.stderr.strip()[-300:])
+        )
+    return [float(value) for value in result.stdout.split()]
+
+
+def measure_modules(python: str, runs: int, cases=MODULE_CASES) -> dict:
+    """Per case, the per-run differences agent - native of each measure (interleaved)."""
+    added: dict[str, dict[str, list[float]]] = {}
+    for case in cases:
+        added[case.name] = {measure: [] for measure in _MEASURES + _TOTALS}
+    for number in range(runs + 1):  # round 0 warms the page cache, thrown away
+        for case in cases:
+            order = list(MODULE_MODES.values())
+            if number % 2:
+                order.reverse()
+            figures = {mode: run_module_case(python, case, mode) for mode in order}
+            if number == 0:
+                continue
+            diffs = [agent - native for agent, native in zip(figures["quiet"], figures["off"])]
+            diffs += [diffs[0] + diffs[2], diffs[1] + diffs[3]]
+            for measure, diff in zip(_MEASURES + _TOTALS, diffs):
+                added[case.name][measure].append(diff)
+    return added
+
+
+def modules_report(python: str, runs: int, strict: bool) -> int:
+    print()
+    print("per module, %d interleaved runs: what ACCEL_AGENT=quiet adds to ACCEL_AGENT=off" % runs)
+    print("(median of the per-run differences, ms; CPU = process_time, wall = perf_counter)")
+    added = measure_modules(python, runs)
+    table = Table(["case", "start+imp CPU", "wall", "import CPU", "wall", "call CPU", "wall"])
+    failed = False
+    for name, figures in added.items():
+        median = {measure: statistics.median(values) for measure, values in figures.items()}
+        start_import, start_import_wall = median["start+import"], median["start+import wall"]
+        import_ok = start_import * 1e3 <= IMPORT_GOAL_MS
+        call_ok = median["call"] * 1e3 <= FIRST_CALL_GOAL_MS
+        failed = failed or not (import_ok and call_ok)
+        table.add(
+            name,
+            format_ms(start_import, signed=True) + ("" if import_ok else " !"),
+            format_ms(start_import_wall, signed=True),
+            format_ms(median["import"], signed=True),
+            format_ms(median["import wall"], signed=True),
+            format_ms(median["call"], signed=True) + ("" if call_ok else " !"),
+            format_ms(median["call wall"], signed=True),
+        )
+    table.print()
+    for case in MODULE_CASES:
+        print("  %-14s import %s; %s" % (case.name, case.module, case.call.replace("M.", "")))
+    print("start+imp: the interpreter's start-up (the agent's activation) and the import;")
+    print("import: the import statement alone; call: the primitive's first use (under")
+    print("the agent: loading its provider, cryptography included, and its self-check).")
+    print(
+        "! marks a goal missed: start+imp <= +%.1f ms, first call <= +%.1f ms (CPU)"
+        % (IMPORT_GOAL_MS, FIRST_CALL_GOAL_MS)
+    )
+    print(load_note())
+    return 1 if strict and failed else 0
 
 
 def pyenv_root() -> str:
@@ -500,7 +667,16 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     )
     parser.add_argument("--warmup", type=int, default=5, help="rounds run first and thrown away")
     parser.add_argument("--goal-ms", type=float, default=GOAL_MS, help="idle cost goal (1.0)")
-    parser.add_argument("--strict", action="store_true", help="exit 1 when the goal is missed")
+    parser.add_argument("--strict", action="store_true", help="exit 1 when a goal is missed")
+    parser.add_argument(
+        "--module-runs",
+        type=int,
+        default=20,
+        help="interleaved runs per patched module (import and first call); 0: skip them",
+    )
+    parser.add_argument(
+        "--modules-only", action="store_true", help="only the per-module import and first call"
+    )
     parser.add_argument("--agent-venv", default=os.path.join(ROOT, ".venv"))
     parser.add_argument("--baseline-venv", default=os.path.join(ROOT, ".venv-bench-noagent"))
     parser.add_argument(

@@ -28,6 +28,7 @@ from accel_agent import (  # noqa: E402
     _boot,
     activation,
     catalog,
+    config,
     hooks,
     messages,
     patching,
@@ -57,6 +58,7 @@ def _snapshot() -> dict:
         "choices": dict(registry._choices),
         "slots": {name: (slot.provider, slot.calls) for name, slot in slots.items()},
         "exclusions": registry._exclusions,
+        "chosen_exclusions": config._chosen_exclusions,
         "activation": dict(activation._state),
         "seen": set(messages._seen),
         "history": list(messages.history),
@@ -71,6 +73,7 @@ def _make_inactive() -> None:
     hooks.clear()
     registry.reset()
     registry.set_exclusions(None)
+    config._chosen_exclusions = None
     activation._state.update(mode="off", source="built-in default", active=False)
     messages.reset()
     agent_platform._facts = None  # re-read, so a test's OPENSSL_ia32cap counts
@@ -95,6 +98,7 @@ def _restore(saved: dict) -> None:
         registry._slots[name].provider = provider
         registry._slots[name].calls = calls
     registry._exclusions = saved["exclusions"]
+    config._chosen_exclusions = saved["chosen_exclusions"]
     activation._state.update(saved["activation"])
     messages.reset()
     messages._seen.update(saved["seen"])

@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from accel_agent import _boot, activation, config, registry
+from accel_agent import _boot, activation, catalog, config, registry
 from helpers import conf_with
 
 NO_CONF = config.ConfFile()
@@ -245,4 +245,5 @@ def test_startup_takes_exclusions_from_the_default_file(agent_state, monkeypatch
     path.write_text("exclude = AES\n")
     monkeypatch.setattr(_boot, "default_file_path", lambda: str(path))
     activation.activate_at_startup("off", None)
-    assert registry._exclusions == {"aes"}
+    assert config.exclusions() == {"aes"}
+    assert registry._excluded(catalog.BY_NAME["aes-gcm"], "openssl")

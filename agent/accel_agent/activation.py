@@ -13,6 +13,10 @@ The order of :func:`activate` matters and is fixed here:
    should be accelerated is not.
 
 In ``quiet`` mode nothing heavy is imported: providers load on first use.
+Nor is anything the mode does not need: ``off`` loads only this module,
+:mod:`.config` and :mod:`.messages`; ``quiet`` adds the import hooks and the
+platform check, and the registry (with the catalog of primitives) loads
+when the first patched module is imported.
 """
 
 from __future__ import annotations
@@ -20,8 +24,7 @@ from __future__ import annotations
 import os
 import sys
 
-from accel_agent import _boot, config, hooks, messages, patching, registry
-from accel_agent import platform as _platform
+from accel_agent import _boot, config, messages
 
 EXIT_UNHEALTHY = 1  # assert mode: something that should be accelerated is not
 EXIT_BAD_MODE = 2  # assert mode was asked for with a value that is not a mode
@@ -55,7 +58,7 @@ def activate_at_startup(
     conf = config.read_conf_file(_boot.default_file_path())
     for warning in conf.warnings:
         messages.problem(warning)
-    registry.set_exclusions(config.exclusions_from_environment(conf))
+    config.choose_exclusions(conf)
     chosen = config.choose_mode(xoption, env_value, conf)
     if xoption is not None:
         # CPython passes only whitelisted -X options to children: spawn,
@@ -94,6 +97,8 @@ def activate(mode: str = "quiet", exit_function=sys.exit) -> None:
     if _state["active"] and _MODE_LEVEL[mode] <= _MODE_LEVEL[str(_state["mode"])]:
         return  # already active at this level: nothing to redo, nothing to print again
     _state["mode"] = mode
+    from accel_agent import platform as _platform
+
     facts = _platform.facts()
     if not facts.supported:
         messages.problem("%s; nothing is patched" % facts.unsupported_reason)
@@ -133,6 +138,8 @@ def _instrument(mode: str) -> None:
 
 def uninstall() -> list[str]:
     """Restore every original and stop watching imports; returns what was restored."""
+    from accel_agent import hooks, patching
+
     instrument = sys.modules.get("accel_agent.instrument")
     if instrument is not None:
         instrument.disable()
@@ -148,6 +155,7 @@ def uninstall() -> list[str]:
 
 
 def _install_hooks() -> list[str]:
+    from accel_agent import hooks, patching
     from accel_agent.targets import HOOKS
 
     # A module patched before an uninstall() is not news when it is patched again.
@@ -166,6 +174,8 @@ def _warn_early_references(module_names: list[str]) -> None:
     # hashlib and hmac are imported early by much of the standard library, and
     # a reference to their originals stays correct (only not accelerated):
     # they are not news. Modules whose patch changed nothing are not either.
+    from accel_agent import patching
+
     module_names = [
         name
         for name in module_names
@@ -197,7 +207,7 @@ def _warn_early_references(module_names: list[str]) -> None:
 def _report_and_enforce(mode: str, exit_function) -> None:
     if mode not in ("on", "assert", "shadow"):
         return
-    from accel_agent import report
+    from accel_agent import registry, report
 
     registry.report_fallbacks = False  # the second status line names every fallback
     registry.resolve_all()

@@ -283,6 +283,25 @@ def exclusions_from_environment(conf: ConfFile | None = None) -> frozenset[str]:
     return parse_exclusions(os.environ.get(ENV_EXCLUDE), conf_value)
 
 
+# What activation read (the variable and the default file), for the registry,
+# which loads later: only when a patched module is first imported.
+_chosen_exclusions: frozenset[str] | None = None
+
+
+def choose_exclusions(conf: ConfFile | None) -> frozenset[str]:
+    """Read the exclusions of the variable and ``conf`` once, for :func:`exclusions`."""
+    global _chosen_exclusions
+    _chosen_exclusions = exclusions_from_environment(conf)
+    return _chosen_exclusions
+
+
+def exclusions() -> frozenset[str]:
+    """The exclusions activation chose, or the variable's when it did not run."""
+    if _chosen_exclusions is not None:
+        return _chosen_exclusions
+    return exclusions_from_environment()
+
+
 def _on_off_choice(
     candidates: tuple[tuple[str, str | None], ...], if_unknown: bool, meaning: str
 ) -> tuple[bool, str | None]:

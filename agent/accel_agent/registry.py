@@ -15,10 +15,12 @@ from __future__ import annotations
 
 import sys
 
-from accel_agent import calibration, catalog, forksafe, messages
+from accel_agent import catalog, forksafe, messages
 from accel_agent import config as _config
-from accel_agent import platform as _platform
-from accel_agent.providers.base import AlgorithmAbsent, ProviderUnavailable, SelfCheckFailed
+
+# calibration, the platform facts and the providers' exceptions are imported
+# when a primitive is first decided, not when a patch asks for its slot: a
+# patched module's import stays cheap (docs/activation.md, "Start-up cost").
 
 # How a primitive ended up, for status() and for assert mode.
 ACCELERATED = "accelerated"
@@ -206,12 +208,16 @@ reset_listeners: list = []
 
 
 def _excluded(spec: catalog.PrimitiveSpec, provider_name: str) -> bool:
-    names = _exclusions if _exclusions is not None else _config.exclusions_from_environment()
+    names = _exclusions if _exclusions is not None else _config.exclusions()
     return bool({spec.name, spec.family, provider_name, "all"} & names)
 
 
 def _decide(spec: catalog.PrimitiveSpec) -> Choice:
     """Walk the providers in priority order; the first that passes every gate wins."""
+    from accel_agent import calibration
+    from accel_agent import platform as _platform
+    from accel_agent.providers.base import AlgorithmAbsent, ProviderUnavailable, SelfCheckFailed
+
     said = False  # a line about this primitive is on stderr already
     refusals: dict[str, str] = {}
     by_choice = None  # a reason that makes "native" a healthy outcome
@@ -261,6 +267,8 @@ def _decide(spec: catalog.PrimitiveSpec) -> Choice:
 
 
 def _load(factory_spec: str) -> object:
+    from accel_agent.providers.base import ProviderUnavailable
+
     module_name, _, attribute = factory_spec.partition(":")
     try:
         __import__(module_name)

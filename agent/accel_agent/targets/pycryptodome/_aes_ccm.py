@@ -26,8 +26,7 @@ brought to the same order-rule state, so the ``TypeError`` is native's.
 
 from __future__ import annotations
 
-from hmac import compare_digest
-
+from accel_agent.constant_time import compare_digest
 from accel_agent.providers.block_ciphers import AES
 from accel_agent.targets.pycryptodome import _buffers, _order_rules
 from accel_agent.targets.pycryptodome._aead_base import AeadBase, nonce_argument

@@ -16,9 +16,9 @@ by a native object in the same state, so its ``TypeError`` is native's.
 from __future__ import annotations
 
 import sys
-from hmac import compare_digest
 
 from accel_agent import patching
+from accel_agent.constant_time import compare_digest
 from accel_agent.providers.block_ciphers import AES
 from accel_agent.targets.pycryptodome import _block_modes, _buffers, _order_rules
 from accel_agent.targets.pycryptodome._aead_base import AeadBase, nonce_argument

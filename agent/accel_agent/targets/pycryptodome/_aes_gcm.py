@@ -22,9 +22,8 @@ associated data, and checks a tag once. So:
 
 from __future__ import annotations
 
-from hmac import compare_digest
-
 from accel_agent import speedups
+from accel_agent.constant_time import compare_digest
 from accel_agent.providers.block_ciphers import AES
 from accel_agent.providers.contexts import is_busy, when_free
 from accel_agent.speedups import STREAM_UPDATE_FROM, open_joined, seal_split, stream_update

@@ -23,8 +23,7 @@ goes on (a second ``verify``) does the twin redo the decryption natively.
 
 from __future__ import annotations
 
-from hmac import compare_digest
-
+from accel_agent.constant_time import compare_digest
 from accel_agent.providers.block_ciphers import AES
 from accel_agent.targets.pycryptodome import _block_modes, _buffers
 from accel_agent.targets.pycryptodome._native_face import NativeFace

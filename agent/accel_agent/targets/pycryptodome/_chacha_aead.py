@@ -22,9 +22,8 @@ So:
 
 from __future__ import annotations
 
-from hmac import compare_digest
-
 from accel_agent import speedups
+from accel_agent.constant_time import compare_digest
 from accel_agent.providers.chacha import StreamFinished
 from accel_agent.speedups import open_joined, seal_split
 from accel_agent.targets.pycryptodome import _block_modes, _buffers, _order_rules

@@ -21,9 +21,6 @@ a ``TypeError``, as the OpenSSL state cannot be serialised.
 
 from __future__ import annotations
 
-import copy as _copy
-import pickle
-
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, Callable
@@ -55,11 +52,17 @@ def install(
             clone.__dict__.update(state)
         return clone
 
+    # copy and pickle are imported by the first deep copy or pickle, not by
+    # the patch: pickle alone costs ~2 ms of a hash module's import.
     def __deepcopy__(self, memo):
-        _copy.deepcopy(make_native(self), {})  # raises what native raises
+        import copy
+
+        copy.deepcopy(make_native(self), {})  # raises what native raises
         return self.copy()
 
     def __reduce_ex__(self, protocol):
+        import pickle
+
         pickle.dumps(make_native(self), protocol)  # raises what native raises
         raise TypeError("cannot pickle %r object" % type(self).__name__)
 

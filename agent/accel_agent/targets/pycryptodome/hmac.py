@@ -25,9 +25,9 @@ from __future__ import annotations
 
 import functools
 import sys
-from hmac import compare_digest
 
 from accel_agent import patching, registry
+from accel_agent.constant_time import compare_digest
 from accel_agent.providers.hash_algorithms import BY_PRIMITIVE
 from accel_agent.targets.pycryptodome import _native_shape
 from accel_agent.targets.pycryptodome._hash_common import WRAPPERS, Coercer, plain
