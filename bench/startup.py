@@ -397,7 +397,7 @@ MODULE_CASES = (
     ),
     ModuleCase(
         "ChaCha20Poly",
-        "ChaCha20Poly",
+        "Crypto.Cipher.ChaCha20_Poly1305",
         "M.new(key=bytes(32), nonce=bytes(12)).encrypt_and_digest(bytes(64))",
     ),
     ModuleCase("ECC P-256 key", "Crypto.PublicKey.ECC", "M.generate(curve='P-256')"),

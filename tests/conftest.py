@@ -59,6 +59,7 @@ def _snapshot() -> dict:
         "slots": {name: (slot.provider, slot.calls) for name, slot in slots.items()},
         "exclusions": registry._exclusions,
         "chosen_exclusions": config._chosen_exclusions,
+        "chosen_key_reuse": config._chosen_key_reuse,
         "activation": dict(activation._state),
         "seen": set(messages._seen),
         "history": list(messages.history),
@@ -74,6 +75,7 @@ def _make_inactive() -> None:
     registry.reset()
     registry.set_exclusions(None)
     config._chosen_exclusions = None
+    config._chosen_key_reuse = None
     activation._state.update(mode="off", source="built-in default", active=False)
     messages.reset()
     agent_platform._facts = None  # re-read, so a test's OPENSSL_ia32cap counts
@@ -99,6 +101,7 @@ def _restore(saved: dict) -> None:
         registry._slots[name].calls = calls
     registry._exclusions = saved["exclusions"]
     config._chosen_exclusions = saved["chosen_exclusions"]
+    config._chosen_key_reuse = saved["chosen_key_reuse"]
     activation._state.update(saved["activation"])
     messages.reset()
     messages._seen.update(saved["seen"])

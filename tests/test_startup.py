@@ -7,6 +7,7 @@ reads what the user would see: stderr, stdout and the exit code.
 
 from __future__ import annotations
 
+import json
 import multiprocessing
 import os
 import re
@@ -115,6 +116,100 @@ def test_known_answers_are_read_at_first_use_not_at_start_up(clean_env):
         "['accel_agent.selfcheck', 'accel_agent.known_answers']",
         "['sha256']",
     ], result.stderr
+
+
+# ------------------------------------------------------------------ what an import loads
+
+# The child: the modules that importing one module (and then running one
+# statement) added to sys.modules, split into the agent's and the others.
+LOADED_BY = """\
+import json, sys
+before = set(sys.modules)
+import {module}
+after_import = set(sys.modules)
+{then}
+after_call = set(sys.modules)
+def split(names):
+    return {{"agent": sorted(n for n in names if n.startswith("accel_agent")),
+            "other": sorted(n for n in names if not n.startswith("accel_agent"))}}
+print(json.dumps({{"start": split(before), "import": split(after_import - before),
+                  "call": split(after_call - after_import)}}))
+"""
+
+
+def loaded_by(clean_env: dict, mode: str, module: str, then: str = "pass") -> dict:
+    code = LOADED_BY.format(module=module, then=then)
+    result = run_python("-c", code, env=env_with(clean_env, ACCEL_AGENT=mode))
+    assert result.returncode == 0 and result.stderr == "", result.stderr
+    return json.loads(result.stdout)
+
+
+def test_off_loads_only_what_decides_the_mode(clean_env):
+    loaded = loaded_by(clean_env, "off", "sys")
+    assert loaded["start"]["agent"] == [
+        "accel_agent",
+        "accel_agent._boot",
+        "accel_agent.activation",
+        "accel_agent.config",
+        "accel_agent.messages",
+    ]
+
+
+@requires_supported_platform
+def test_quiet_start_up_loads_the_hooks_but_no_registry_and_no_provider(clean_env):
+    started = loaded_by(clean_env, "quiet", "sys")["start"]
+    assert "accel_agent.hooks" in started["agent"]
+    unwanted = ("registry", "catalog", "calibration", "providers", "selfcheck", "speedups")
+    assert [name for name in started["agent"] if name.partition(".")[2].startswith(unwanted)] == []
+    assert {"hashlib", "_hashlib", "hmac", "cryptography"}.isdisjoint(started["other"])
+
+
+# module -> what its patch must not load: other targets' code, cryptography,
+# hashlib and _hashlib (their providers load at a primitive's first use)
+UNRELATED = {
+    "Crypto.Hash.SHA256": ("accel_agent.targets.pycryptodome.aes", "_block_modes", "providers."),
+    "Crypto.Cipher.AES": ("accel_agent.targets.pycryptodome.hashes", "accel_agent.targets.hashlib"),
+    "Crypto.PublicKey.RSA": ("accel_agent.targets.pycryptodome.aes", "_block_modes", "hashes"),
+    "pyaes": ("accel_agent.targets.pycryptodome.", "accel_agent.providers."),
+    "ecdsa": ("accel_agent.targets.pycryptodome.", "accel_agent.targets.pyaes"),
+}
+
+
+@requires_supported_platform
+@pytest.mark.parametrize("module", sorted(UNRELATED))
+def test_importing_a_patched_module_loads_only_its_own_patch(clean_env, module):
+    native = loaded_by(clean_env, "off", module)
+    agent = loaded_by(clean_env, "quiet", module)
+    # The patch is in: the module's own target code was loaded by its import.
+    assert any(name.startswith("accel_agent.targets.") for name in agent["import"]["agent"])
+    assert [
+        name for name in agent["import"]["agent"] if any(part in name for part in UNRELATED[module])
+    ] == []
+    # Nothing outside the agent that the native import does not load itself:
+    # no cryptography, no hashlib/_hashlib/hmac, no pickle.
+    extra = set(agent["import"]["other"]) - set(native["import"]["other"])
+    extra -= set(native["start"]["other"]) - set(agent["start"]["other"])
+    assert sorted(extra) == []
+
+
+@requires_aes_acceleration
+def test_a_hash_call_loads_hashlibs_openssl_and_not_cryptography(clean_env):
+    loaded = loaded_by(
+        clean_env, "quiet", "Crypto.Hash.SHA256", "Crypto.Hash.SHA256.new(b'x').digest()"
+    )
+    assert "_hashlib" in loaded["call"]["other"]
+    assert not any(name.startswith("cryptography") for name in loaded["call"]["other"])
+    assert "accel_agent.targets.pycryptodome.aes" not in loaded["call"]["agent"]
+
+
+@requires_aes_acceleration
+def test_an_aes_call_loads_cryptographys_ciphers_and_not_hashlib(clean_env):
+    call = (
+        "AES = Crypto.Cipher.AES\nAES.new(bytes(16), AES.MODE_CBC, iv=bytes(16)).encrypt(bytes(16))"
+    )
+    loaded = loaded_by(clean_env, "quiet", "Crypto.Cipher.AES", call)
+    assert "cryptography.hazmat.primitives.ciphers" in loaded["call"]["other"]
+    assert {"hashlib", "_hashlib", "hmac"}.isdisjoint(loaded["call"]["other"])
 
 
 @requires_aes_acceleration

@@ -77,12 +77,14 @@ def activate_at_startup(
 
 
 def _set_key_reuse(conf: config.ConfFile) -> None:
-    from accel_agent.providers import base
-
-    key_reuse, problem = config.key_reuse_choice(conf)
+    key_reuse, problem = config.choose_key_reuse(conf)
     if problem:
         messages.problem(problem)
-    base.set_key_reuse(key_reuse)
+    # The providers read the choice when they load; ones already loaded (an
+    # activation from code after a first use) are told now.
+    base = sys.modules.get("accel_agent.providers.base")
+    if base is not None:
+        base.set_key_reuse(key_reuse)
 
 
 def activate(mode: str = "quiet", exit_function=sys.exit) -> None:

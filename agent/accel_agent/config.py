@@ -341,6 +341,25 @@ def key_reuse_from_environment(conf: ConfFile | None = None) -> bool:
     return key_reuse_choice(conf)[0]
 
 
+# What activation read, for the providers, which load at a primitive's first use.
+_chosen_key_reuse: bool | None = None
+
+
+def choose_key_reuse(conf: ConfFile | None) -> tuple[bool, str | None]:
+    """:func:`key_reuse_choice`, kept for :func:`key_reuse`."""
+    global _chosen_key_reuse
+    value, problem = key_reuse_choice(conf)
+    _chosen_key_reuse = value
+    return value, problem
+
+
+def key_reuse() -> bool:
+    """The key reuse setting activation chose, or the variable's when it did not run."""
+    if _chosen_key_reuse is not None:
+        return _chosen_key_reuse
+    return key_reuse_from_environment()
+
+
 def speedups_choice() -> tuple[bool, str | None]:
     """(whether the compiled fast path may be used, a problem to report).
 

@@ -101,11 +101,11 @@ def set_key_reuse(enabled: bool | None) -> None:
 
 
 def key_reuse_enabled() -> bool:
-    """The setting in force; read from the environment the first time nobody set it."""
+    """The setting in force: activation's choice, or the environment's, read at first use."""
     if _state["enabled"] is None:
         from accel_agent import config
 
-        _state["enabled"] = config.key_reuse_from_environment()
+        _state["enabled"] = config.key_reuse()
     return bool(_state["enabled"])
 
 

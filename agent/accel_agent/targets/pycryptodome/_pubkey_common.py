@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import copy
 import functools
-import pickle
 import sys
 
 from accel_agent import patching
@@ -89,6 +88,8 @@ def _deepcopy(self, memo):
 def _reduce_ex(self, protocol):
     # Pickled as the native object it stands for: the same error where the key
     # refuses (every pycryptodome key does), a native object where it would not.
+    import pickle  # here, not at the patch: ~2 ms of a key module's import
+
     data = pickle.dumps(_native_twin(self), protocol)
     return pickle.loads, (data,)
 

@@ -35,7 +35,7 @@ so they live no longer than the user's object and add no attribute to it.
 from __future__ import annotations
 
 import functools
-import weakref
+from _weakref import ref as weak_ref  # weakref.ref, without weakref.py's imports
 
 from accel_agent import patching, registry
 
@@ -125,12 +125,12 @@ class _KeyCache:
         entries = self._entries
         ident = id(obj)
 
-        def forget(ref: weakref.ref, ident: int = ident) -> None:
+        def forget(ref: weak_ref, ident: int = ident) -> None:
             current = entries.get(ident)
             if current is not None and current[0] is ref:
                 entries.pop(ident, None)
 
-        entries[ident] = (weakref.ref(obj, forget), curve, material, key)
+        entries[ident] = (weak_ref(obj, forget), curve, material, key)
 
     def __len__(self) -> int:
         return len(self._entries)
