@@ -7,20 +7,7 @@ methods (the classes stay the same objects, so references bound before the
 patch, ``isinstance`` and ``AESModesOfOperation`` all keep working) with ones
 that hand plain ``bytes`` to the AES providers and write pyaes's own state
 back after every call; :mod:`.feeder` lets ``Encrypter``/``Decrypter`` hand
-whole runs of ECB/CBC blocks over at once. Only this module is imported at
-start-up: the rest loads when pyaes is imported.
+whole runs of ECB/CBC blocks over at once. Nothing of it is imported at
+start-up (:mod:`accel_agent.targets` lists the modules watched): it loads
+when pyaes is imported.
 """
-
-from __future__ import annotations
-
-# pyaes module -> patch function. pyaes/__init__.py imports aes, then
-# blockfeeder, which adds the feeders' methods to the mode classes.
-_PATCHES = {
-    "pyaes.aes": "accel_agent.targets.pyaes.modes:patch",
-    "pyaes.blockfeeder": "accel_agent.targets.pyaes.feeder:patch",
-}
-
-
-def hooks() -> list[tuple[str, str]]:
-    """(watched module name, patch spec)."""
-    return list(_PATCHES.items())

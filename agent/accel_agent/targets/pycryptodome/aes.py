@@ -14,9 +14,8 @@ from __future__ import annotations
 import os
 
 from accel_agent import patching, registry, speedups
-from accel_agent.providers.aes_aead import SIV_KEY_SIZES
 from accel_agent.providers.block_ciphers import AES
-from accel_agent.targets.pycryptodome import _aes_ccm, _aes_eax, _aes_one_shot_builders, _buffers
+from accel_agent.targets.pycryptodome import _buffers
 from accel_agent.targets.pycryptodome._aes_gcm import FRESH_FIELDS, GcmCipher
 from accel_agent.targets.pycryptodome._block_builders import (
     Backing,
@@ -49,13 +48,12 @@ def patch(module: ModuleType) -> None:
     original_new = module.new
     native = FirstNative(lambda: _unpatch_if_all_native(module, backings))
     made = _builders(original_new, native)
-    # OCB, SIV, KW and KWP (only the modes this pycryptodome has).
-    made.update(_aes_one_shot_builders.builders(module, Backing, original_new, native))
-    backings = [made_builder.backing for made_builder in made.values()]
     builders = {
         mode: made_builder.build if isinstance(made_builder, ModeBuilder) else made_builder
         for mode, made_builder in made.items()
     }
+    later = _FirstUseModes(module, original_new, native, builders)
+    backings = [made_builder.backing for made_builder in made.values()] + later.backings
     gcm_backing = made[MODE_GCM].backing
     gcm_slot = gcm_backing.slot
 
@@ -97,6 +95,8 @@ def patch(module: ModuleType) -> None:
 
 def _siv_key_bytes(key: Any) -> bytes | None:
     """SIV's key (two AES keys) as bytes, when a plain buffer of a size it takes."""
+    from accel_agent.providers.aes_aead import SIV_KEY_SIZES  # loaded with SIV's own code
+
     if type(key) is bytes:
         return key if len(key) in SIV_KEY_SIZES else None
     if _buffers.is_plain(key) and len(key) in SIV_KEY_SIZES:
@@ -138,10 +138,77 @@ class GcmBuilder(ModeBuilder):
 
 
 def _builders(native_new: Callable, native: Callable) -> dict[int, Any]:
-    """One builder per mode: the classic ones (the generic builders over the AES record),
-    GCM, CCM and EAX. ``native`` runs when a builder finds its primitive native."""
+    """One builder per mode: the classic ones (the generic builders over the AES record)
+    and GCM. ``native`` runs when a builder finds its primitive native."""
     made: dict[int, Any] = dict(classic_builders(AES_MODULE, native_new, native))
     made[MODE_GCM] = GcmBuilder(AES_MODULE, GcmCipher, Backing("aes-gcm", native_new), native)
-    made[MODE_CCM] = _aes_ccm.builder(Backing("aes-ccm", native_new), native)
-    made[MODE_EAX] = _aes_eax.builder(Backing("aes-eax", native_new), native)
     return made
+
+
+MODE_OCB, MODE_KW, MODE_KWP = 12, 13, 14
+# The modes whose code loads at their first use, not at the patch: eight
+# modules that an import of Crypto.Cipher.AES would otherwise pay for
+# (docs/activation.md, "Start-up cost"). mode -> its primitive.
+_LATER_MODES = {
+    MODE_CCM: "aes-ccm",
+    MODE_EAX: "aes-eax",
+    MODE_OCB: "aes-ocb",
+    MODE_SIV: "aes-siv",
+    MODE_KW: "aes-kw",
+    MODE_KWP: "aes-kwp",
+}
+
+
+class _FirstUseModes:
+    """CCM, EAX, OCB, SIV, KW and KWP: a stand-in builder each, until one is first used.
+
+    Their slots exist from the patch on (``backings``: the registry sees
+    every AES primitive, and a fallback to native takes the fast path away
+    as before); the first call of any of them imports their modules,
+    puts the real builders in ``builders`` (which ``new`` reads at every
+    call, so later calls meet them directly) and hands the call on.
+    """
+
+    def __init__(
+        self, module: ModuleType, native_new: Callable, native: Callable, builders: dict
+    ) -> None:
+        self._module = module
+        self._native_new = native_new
+        self._native = native
+        self._builders = builders
+        # KW and KWP only where this pycryptodome has them (4.x).
+        has_kw = getattr(module, "MODE_KW", None) == MODE_KW
+        has_kw = has_kw and getattr(module, "MODE_KWP", None) == MODE_KWP
+        self._modes = [m for m in _LATER_MODES if has_kw or m not in (MODE_KW, MODE_KWP)]
+        self._by_primitive = {
+            _LATER_MODES[mode]: Backing(_LATER_MODES[mode], native_new) for mode in self._modes
+        }
+        self.backings = list(self._by_primitive.values())
+        for mode in self._modes:
+            builders[mode] = self._first_call(mode)
+
+    def _first_call(self, mode: int) -> Callable:
+        def build(key: bytes, args: tuple, kwargs: dict) -> Any:
+            return self._load()[mode](key, args, kwargs)
+
+        return build
+
+    def _load(self) -> dict:
+        from accel_agent.targets.pycryptodome import _aes_ccm, _aes_eax, _aes_one_shot_builders
+
+        backing = self._by_primitive
+        loaded = {
+            MODE_CCM: _aes_ccm.builder(backing["aes-ccm"], self._native),
+            MODE_EAX: _aes_eax.builder(backing["aes-eax"], self._native),
+        }
+        # OCB, SIV, KW and KWP (only the modes this pycryptodome has).
+        loaded.update(
+            _aes_one_shot_builders.builders(
+                self._module,
+                lambda primitive, _: backing[primitive],
+                self._native_new,
+                self._native,
+            )
+        )
+        self._builders.update(loaded)
+        return loaded

@@ -1,8 +1,9 @@
 """The python-rsa target: ``rsa.pkcs1``, ``rsa.key`` and the ``rsa`` package's re-exports.
 
 Supported: python-rsa 4.7 and later (pinned and tested: 4.9.1; the suite
-from 4.7.2's sdist also runs against 4.7.2). Only this module is imported at
-start-up; the patch code loads when python-rsa's modules are imported.
+from 4.7.2's sdist also runs against 4.7.2). Nothing of it is imported at
+start-up (:mod:`accel_agent.targets` lists the modules watched); the patch
+code loads when python-rsa's modules are imported.
 
 Order matters and is handled: ``import rsa`` runs ``rsa/__init__.py``,
 which imports ``rsa.key`` and ``rsa.pkcs1`` (each patched right after it
@@ -10,19 +11,3 @@ executed) and then binds their functions in the package namespace; the
 ``rsa`` hook runs last and records the package's re-exports in the registry
 of originals, so ``uninstall()`` puts them back as well.
 """
-
-from __future__ import annotations
-
-_PATCHES = "accel_agent.targets.python_rsa.patches:"
-
-# watched module -> patch function; "rsa" after its submodules (dicts keep order)
-HOOKS: dict[str, str] = {
-    "rsa.key": _PATCHES + "patch_key",
-    "rsa.pkcs1": _PATCHES + "patch_pkcs1",
-    "rsa": _PATCHES + "patch_package",
-}
-
-
-def hooks() -> list[tuple[str, str]]:
-    """(watched module name, patch spec), in the order they must be registered."""
-    return list(HOOKS.items())
