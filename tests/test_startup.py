@@ -164,6 +164,23 @@ def test_quiet_start_up_loads_the_hooks_but_no_registry_and_no_provider(clean_en
     assert {"hashlib", "_hashlib", "hmac", "cryptography"}.isdisjoint(started["other"])
 
 
+@requires_supported_platform
+def test_quiet_start_up_reads_no_cpu_features_until_a_primitive_is_decided(clean_env):
+    code = textwrap.dedent(
+        """\
+        import sys
+        platform = sys.modules["accel_agent.platform"]
+        print(platform._facts is None)
+        import Crypto.Hash.SHA256 as SHA256
+        print(platform._facts is None)
+        SHA256.new(b"abc").digest()
+        print(platform._facts is None, sorted(platform._facts.cpu_features) != [])
+        """
+    )
+    result = run_python("-c", code, env=env_with(clean_env, ACCEL_AGENT="quiet"))
+    assert result.stdout.splitlines() == ["True", "True", "False True"], result.stderr
+
+
 # module -> what its patch must not load: other targets' code, cryptography,
 # hashlib and _hashlib (their providers load at a primitive's first use)
 UNRELATED = {

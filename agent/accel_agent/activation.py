@@ -2,8 +2,8 @@
 
 The order of :func:`activate` matters and is fixed here:
 
-1. platform check (cheap: uname, confstr, /proc/cpuinfo), so an unsupported
-   machine is reported and left untouched;
+1. platform check (cheap: uname, confstr; /proc/cpuinfo waits for the first
+   primitive decided), so an unsupported machine is reported and left untouched;
 2. the import finder goes in, then every target's hooks are registered, which
    patches at once the modules that were imported before the agent;
 3. warnings about references bound before patching are printed after all
@@ -101,9 +101,9 @@ def activate(mode: str = "quiet", exit_function=sys.exit) -> None:
     _state["mode"] = mode
     from accel_agent import platform as _platform
 
-    facts = _platform.facts()
-    if not facts.supported:
-        messages.problem("%s; nothing is patched" % facts.unsupported_reason)
+    unsupported = _platform.unsupported_reason()  # CPU features: at a primitive's first use
+    if unsupported is not None:
+        messages.problem("%s; nothing is patched" % unsupported)
         _report_and_enforce(mode, exit_function)
         return
     _instrument(mode)

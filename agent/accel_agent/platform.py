@@ -216,7 +216,20 @@ def facts() -> PlatformFacts:
     return _facts
 
 
-def _read_this_machine() -> PlatformFacts:
+def unsupported_reason() -> str | None:
+    """Why the agent stays inert here, or None: what activation needs of :func:`facts`.
+
+    The OS, architecture and libc only: /proc/cpuinfo is read when a
+    primitive is first decided, not at start-up.
+    """
+    if _facts is not None:
+        return _facts.unsupported_reason
+    os_name, machine, confstr_value, musl = _read_system()
+    return build_facts(os_name, machine, confstr_value, musl, None, None).unsupported_reason
+
+
+def _read_system() -> tuple[str, str, str | None, bool]:
+    """(OS name, architecture, glibc's confstr value, whether a musl loader is present)."""
     if hasattr(os, "uname"):
         sysname, machine = os.uname().sysname, os.uname().machine
     else:  # Windows has no uname: the agent stays inert there, and says why
@@ -227,6 +240,11 @@ def _read_this_machine() -> PlatformFacts:
     except (ValueError, OSError, AttributeError):  # AttributeError: no confstr (Windows)
         confstr_value = None
     musl = confstr_value is None and _musl_loader_present()
+    return os_name, machine, confstr_value, musl
+
+
+def _read_this_machine() -> PlatformFacts:
+    os_name, machine, confstr_value, musl = _read_system()
     cpuinfo_text, problem = None, None
     if os_name == "Linux":
         try:
