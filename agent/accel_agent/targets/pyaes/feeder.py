@@ -14,8 +14,6 @@ types, feeding after the end, and modes whose state OpenSSL cannot take.
 
 from __future__ import annotations
 
-import functools
-
 from accel_agent import patching
 from accel_agent.targets.pyaes import modes
 
@@ -57,5 +55,5 @@ def patch(module: ModuleType) -> None:
                 return native_feed(self, b"")
         return native_feed(self, data)
 
-    functools.update_wrapper(feed, native_feed)
+    patching.update_wrapper(feed, native_feed)
     patching.patch_attribute(module, "BlockFeeder.feed", feed)

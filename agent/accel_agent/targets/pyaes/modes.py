@@ -32,7 +32,6 @@ object, however it was reached, is served. The rules that keep it transparent:
 
 from __future__ import annotations
 
-import functools
 import sys
 
 from accel_agent import patching, registry
@@ -117,7 +116,7 @@ def patch(module: ModuleType) -> None:
     try:
         for owner, name, value in replacements:
             if name in vars(owner):
-                functools.update_wrapper(value, vars(owner)[name])
+                patching.update_wrapper(value, vars(owner)[name])
             # "AESModeOfOperationCTR.encrypt": a method of a class of pyaes.aes.
             patching.patch_attribute(module, "%s.%s" % (owner.__name__, name), value)
     except BaseException:
