@@ -87,7 +87,7 @@ run: $(VENV)/.installed-run
 
 # pytest exits 5 when it collected nothing: an empty suite must never pass.
 test: $(VENV)/.installed-test
-	@rc=0; $(PY) -m pytest -q -n auto -m "not suite and not engines" $(PYTEST_ARGS) || rc=$$?; \
+	@rc=0; $(PY) -m pytest -q -n auto --dist loadgroup -m "not suite and not engines" $(PYTEST_ARGS) || rc=$$?; \
 	if [ $$rc -eq 5 ]; then \
 		echo "make test: pytest collected no tests; an empty suite is a failure" >&2; \
 	fi; \
