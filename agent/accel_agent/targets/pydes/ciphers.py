@@ -39,7 +39,7 @@ whole message, K1 K2 K3 (K1 K2 K1 for a 16-byte key).
 from __future__ import annotations
 
 import functools
-import itertools
+import weakref
 from operator import itemgetter
 
 from accel_agent import patching, registry
@@ -72,11 +72,13 @@ def _xor(left: bytes, right: bytes) -> bytes:
 class DesTables:
     """Index maps from a key's or a block's 64 bits, derived from pyDes's own tables.
 
-    ``schedule``: the 16 round keys (768 bits) pyDes's ``__create_sub_keys``
-    makes: PC-1, the halves rotated by the cumulative left rotations, PC-2.
-    ``halves``: PC-1 alone (pyDes's ``L`` and ``R`` after the schedule: the
-    rotations add up to 28, a whole turn). ``rounds_out``: the final
-    permutation undone, ``R16 || L16`` from the block pyDes's ``final`` holds.
+    The round keys pyDes's ``__create_sub_keys`` makes (PC-1, the halves
+    rotated by the cumulative left rotations, PC-2) are 768 bits, each a fixed
+    bit of the key: :meth:`round_keys` ORs one precomputed mask per key nibble
+    (16 look-ups instead of pyDes's 16 rounds of list work). ``halves`` is PC-1
+    alone (pyDes's ``L`` and ``R`` after the schedule: the rotations add up to
+    28, a whole turn). ``rounds_out`` undoes the final permutation: ``R16 ||
+    L16`` from the block pyDes's ``final`` holds.
     """
 
     def __init__(self, des_class: type) -> None:
@@ -84,25 +86,60 @@ class DesTables:
         pc2 = list(des_class._des__pc2)
         rotations = list(des_class._des__left_rotations)
         final = list(des_class._des__fp)
-        if sum(rotations) != 28 or sorted(final) != list(range(64)) or len(pc2) != 48:
+        if (
+            sum(rotations) != 28
+            or len(rotations) != ROUNDS
+            or sorted(final) != list(range(64))
+            or len(pc1) != 56
+            or len(pc2) != ROUND_KEY_BITS
+        ):
             raise ValueError("pyDes's DES tables are not DES's")
-        schedule = []
+        schedule = []  # round-key bit -> key bit
         shift = 0
         for rotation in rotations:
             shift += rotation
             halves = [pc1[(j + shift) % 28] for j in range(28)]
             halves += [pc1[28 + (j + shift) % 28] for j in range(28)]
             schedule.extend(halves[index] for index in pc2)
-        self.schedule = itemgetter(*schedule)
+        size = len(schedule)
+        # key bit -> the round-key bits it becomes, as an int of 0x01 bytes
+        masks = [0] * 64
+        for position, source in enumerate(schedule):
+            masks[source] |= 1 << (8 * (size - 1 - position))
+        # nibble (0..15, most significant first) -> value (0..15) -> mask
+        self._nibbles = tuple(
+            tuple(
+                functools.reduce(
+                    int.__or__, (masks[4 * nibble + i] for i in range(4) if value & (8 >> i)), 0
+                )
+                for value in range(16)
+            )
+            for nibble in range(16)
+        )
+        self._size = size
         self.halves = itemgetter(*pc1)
         inverse = [0] * 64
         for position, source in enumerate(final):
             inverse[source] = position
         self.rounds_out = itemgetter(*inverse)
 
-    def round_keys(self, key: bytes) -> bytes:
-        """pyDes's ``Kn`` for an 8-byte key, flattened: 768 bytes of 0/1."""
-        return bytes(self.schedule(_bits(key)))
+    def round_keys(self, key: bytes) -> list[list[int]]:
+        """pyDes's ``Kn`` for an 8-byte key: 16 new lists of 48 bits."""
+        nibbles = self._nibbles
+        value = 0
+        position = 0
+        for byte in key:
+            value |= nibbles[position][byte >> 4] | nibbles[position + 1][byte & 15]
+            position += 2
+        bits = list(value.to_bytes(self._size, "big"))
+        return [bits[start : start + ROUND_KEY_BITS] for start in _ROW_STARTS]
+
+
+_ROW_STARTS = tuple(range(0, ROUNDS * ROUND_KEY_BITS, ROUND_KEY_BITS))
+# des object -> (key, a private copy of the round keys it was checked with):
+# the check of Kn against its key is one list comparison while both are as
+# they were. Entries live no longer than their object.
+_checked: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def patch(module: ModuleType) -> None:
@@ -180,14 +217,16 @@ class _Ciphers:
             or type(state.get("block_size")) is not int
         ):
             return None
-        try:
-            # pyDes XORs each row with the expanded half, element by element:
-            # any rows of the same 0/1 values give its result.
-            current = bytes(itertools.chain.from_iterable(round_keys))
-        except (TypeError, ValueError):
-            return None
         key = bytes(key)
-        return key if current == self.tables.round_keys(key) else None
+        checked = _checked.get(part)
+        if checked is not None and checked[0] == key and round_keys == checked[1]:
+            return key
+        # pyDes's rounds read Kn[i][j]: rows equal to the schedule's give its result.
+        expected = self.tables.round_keys(key)
+        if round_keys != expected:
+            return None
+        _checked[part] = (key, expected)
+        return key
 
     def mode_is_cbc(self, state: dict) -> bool | None:
         """pyDes's ``getMode() == CBC`` for a plain int mode, else None (native)."""
@@ -232,16 +271,14 @@ class _Ciphers:
                 and type(round_keys) is list
                 and len(round_keys) == ROUNDS
             ):
-                bits = _bits(key)
-                halves = tables.halves(bits)
+                key = bytes(key)
+                halves = tables.halves(_bits(key))
                 state["L"] = list(halves[:28])
                 state["R"] = list(halves[28:])
-                flat = bytes(tables.schedule(bits))
+                rows = tables.round_keys(key)
                 # pyDes assigns Kn[i] one by one: the same list object, new rows.
-                round_keys[:] = [
-                    list(flat[start : start + ROUND_KEY_BITS])
-                    for start in range(0, ROUNDS * ROUND_KEY_BITS, ROUND_KEY_BITS)
-                ]
+                round_keys[:] = rows
+                _checked[self_] = (key, [row[:] for row in rows])
                 return
             native(self_)
 
