@@ -101,6 +101,8 @@ class DesTables:
             halves = [pc1[(j + shift) % 28] for j in range(28)]
             halves += [pc1[28 + (j + shift) % 28] for j in range(28)]
             schedule.extend(halves[index] for index in pc2)
+        # then pyDes's L and R after the schedule: C0 || D0, PC-1 itself
+        schedule.extend(pc1)
         size = len(schedule)
         # key bit -> the round-key bits it becomes, as an int of 0x01 bytes
         masks = [0] * 64
@@ -117,14 +119,13 @@ class DesTables:
             for nibble in range(16)
         )
         self._size = size
-        self.halves = itemgetter(*pc1)
         inverse = [0] * 64
         for position, source in enumerate(final):
             inverse[source] = position
         self.rounds_out = itemgetter(*inverse)
 
-    def round_keys(self, key: bytes) -> list[list[int]]:
-        """pyDes's ``Kn`` for an 8-byte key: 16 new lists of 48 bits."""
+    def schedule(self, key: bytes) -> tuple[list[list[int]], list[int], list[int]]:
+        """pyDes's ``Kn`` (16 new lists of 48 bits), ``L`` and ``R`` for an 8-byte key."""
         nibbles = self._nibbles
         value = 0
         position = 0
@@ -132,10 +133,16 @@ class DesTables:
             value |= nibbles[position][byte >> 4] | nibbles[position + 1][byte & 15]
             position += 2
         bits = list(value.to_bytes(self._size, "big"))
-        return [bits[start : start + ROUND_KEY_BITS] for start in _ROW_STARTS]
+        rows = [bits[start : start + ROUND_KEY_BITS] for start in _ROW_STARTS]
+        return rows, bits[_HALVES : _HALVES + 28], bits[_HALVES + 28 :]
+
+    def round_keys(self, key: bytes) -> list[list[int]]:
+        """pyDes's ``Kn`` for an 8-byte key."""
+        return self.schedule(key)[0]
 
 
 _ROW_STARTS = tuple(range(0, ROUNDS * ROUND_KEY_BITS, ROUND_KEY_BITS))
+_HALVES = ROUNDS * ROUND_KEY_BITS  # where C0 || D0 starts in the schedule's bits
 # des object -> (key, a private copy of the round keys it was checked with):
 # the check of Kn against its key is one list comparison while both are as
 # they were. Entries live no longer than their object.
@@ -217,16 +224,18 @@ class _Ciphers:
             or type(state.get("block_size")) is not int
         ):
             return None
-        key = bytes(key)
         checked = _checked.get(part)
-        if checked is not None and checked[0] == key and round_keys == checked[1]:
+        # The very key object checked before (bytes cannot change; identity,
+        # so nothing compares the key's value), and Kn still what it was.
+        if checked is not None and checked[0] is key and round_keys == checked[1]:
             return key
         # pyDes's rounds read Kn[i][j]: rows equal to the schedule's give its result.
-        expected = self.tables.round_keys(key)
+        expected = self.tables.round_keys(bytes(key))
         if round_keys != expected:
             return None
-        _checked[part] = (key, expected)
-        return key
+        if type(key) is bytes:  # a bytearray may change in place: checked every time
+            _checked[part] = (key, expected)
+        return bytes(key)
 
     def mode_is_cbc(self, state: dict) -> bool | None:
         """pyDes's ``getMode() == CBC`` for a plain int mode, else None (native)."""
@@ -245,11 +254,10 @@ class _Ciphers:
         state["final"] = list(bits)
 
     def single(self, key: bytes, block: bytes, direction: int) -> bytes | None:
-        """One block of single DES (DES-EDE3 with K1=K2=K3)."""
+        """One block of single DES: ``key`` is the DES key three times (DES-EDE3, K1=K2=K3)."""
         provider = self.ecb.get()
         if provider is None:
             return None
-        key = key * 3
         ctx = provider.encryptor(key) if direction == ENCRYPT else provider.decryptor(key)
         return ctx.update(block)
 
@@ -271,14 +279,11 @@ class _Ciphers:
                 and type(round_keys) is list
                 and len(round_keys) == ROUNDS
             ):
-                key = bytes(key)
-                halves = tables.halves(_bits(key))
-                state["L"] = list(halves[:28])
-                state["R"] = list(halves[28:])
-                rows = tables.round_keys(key)
+                rows, state["L"], state["R"] = tables.schedule(bytes(key))
                 # pyDes assigns Kn[i] one by one: the same list object, new rows.
                 round_keys[:] = rows
-                _checked[self_] = (key, [row[:] for row in rows])
+                if type(key) is bytes:
+                    _checked[self_] = (key, [row[:] for row in rows])
                 return
             native(self_)
 
@@ -375,14 +380,16 @@ class _Ciphers:
             return None
         first, second, third = parts
         key = keys[0] + keys[1] + keys[2]
+        first_key = keys[0] * 3  # the singles' keys; one object when K3 is K1
+        third_key = first_key if keys[2] is keys[0] else keys[2] * 3
         if direction == ENCRYPT:
             out = provider.encryptor(key, iv).update(data)
             last = out[-BLOCK_SIZE:]
             entering = data[-BLOCK_SIZE:]  # what the first part's DES takes
             if cbc:
                 entering = _xor(entering, out[-2 * BLOCK_SIZE : -BLOCK_SIZE] if len(out) > BLOCK_SIZE else iv)
-            after_first = self.single(keys[0], entering, ENCRYPT)
-            after_second = self.single(keys[2], last, DECRYPT)
+            after_first = self.single(first_key, entering, ENCRYPT)
+            after_second = self.single(third_key, last, DECRYPT)
             if after_first is None or after_second is None:
                 return None
             # pyDes runs part 1, 2, 3 on each block: with a 16-byte key the
@@ -397,8 +404,8 @@ class _Ciphers:
             leaving = out[-BLOCK_SIZE:]  # what the first part's DES gives
             if cbc:
                 leaving = _xor(leaving, data[-2 * BLOCK_SIZE : -BLOCK_SIZE] if len(data) > BLOCK_SIZE else iv)
-            after_third = self.single(keys[2], chain, DECRYPT)
-            after_second = self.single(keys[0], leaving, ENCRYPT)
+            after_third = self.single(third_key, chain, DECRYPT)
+            after_second = self.single(first_key, leaving, ENCRYPT)
             if after_third is None or after_second is None:
                 return None
             # Decryption runs part 3, 2, 1 on each block.
