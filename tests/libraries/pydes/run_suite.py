@@ -136,7 +136,9 @@ def _run(python: str, mode: str, tests: Path, library: Path, work: Path) -> dict
             return {"problem": "%s run timed out; log: %s" % (mode, log)}
     if not out.exists():
         tail = log.read_text(errors="replace")[-3000:]
-        return {"problem": "%s run exited %d without results; %s ends:\n%s" % (mode, code, log, tail)}
+        return {
+            "problem": "%s run exited %d without results; %s ends:\n%s" % (mode, code, log, tail)
+        }
     results = json.loads(out.read_text())
     results["log"] = str(log)
     return results
@@ -189,7 +191,8 @@ def _print_verdict(verdict: dict) -> None:
         return
     seconds = verdict["seconds"]
     print(
-        "pyDes %s: %s run natively in %.1f s, under the agent in %.1f s; _fulltest_: %d/%d Successful"
+        "pyDes %s: %s run natively in %.1f s, under the agent in %.1f s; "
+        "_fulltest_: %d/%d Successful"
         % (verdict["version"], ", ".join(FUNCTIONS), seconds["native"], seconds["agent"],
            verdict["fulltest_successful"], FULLTEST_CHECKS)
     )  # fmt: skip
@@ -201,7 +204,9 @@ def _print_verdict(verdict: dict) -> None:
     for problem in verdict["problems"]:
         print("  PROBLEM: %s" % problem)
     if verdict["accelerated_without_calls"]:
-        print("  NO CALL WENT THROUGH THE AGENT: %s" % ", ".join(verdict["accelerated_without_calls"]))
+        print(
+            "  NO CALL WENT THROUGH THE AGENT: %s" % ", ".join(verdict["accelerated_without_calls"])
+        )
     print("  pyDes: %s" % ("same results as native" if verdict["ok"] else "NOT TRANSPARENT"))
 
 

@@ -22,7 +22,9 @@ _SPEC.loader.exec_module(run_suite)
 
 CI_SCRIPT = ROOT / ".ci" / "library-suites" / "pydes.sh"
 REQUIREMENTS = ROOT / "requirements" / "pyDes.txt"
-FULLTEST = "".join("Test %d: Successful\n" % n for n in range(1, 18)) + "Total time taken: <seconds>\n"
+FULLTEST = (
+    "".join("Test %d: Successful\n" % n for n in range(1, 18)) + "Total time taken: <seconds>\n"
+)
 
 
 def _run(fulltest: str = FULLTEST, calls=None, patched=("pyDes.triple_des.encrypt",), written=None):

@@ -319,7 +319,9 @@ class _Ciphers:
             out = provider.decryptor(key * 3, iv).update(data)
             last = out[-BLOCK_SIZE:]
             if cbc:  # pyDes's final is DES's output, before the XOR with the chain
-                last = _xor(last, data[-2 * BLOCK_SIZE : -BLOCK_SIZE] if length > BLOCK_SIZE else iv)
+                last = _xor(
+                    last, data[-2 * BLOCK_SIZE : -BLOCK_SIZE] if length > BLOCK_SIZE else iv
+                )
         self.leave(part, last)
         slot.calls += 1
         return out
@@ -387,7 +389,9 @@ class _Ciphers:
             last = out[-BLOCK_SIZE:]
             entering = data[-BLOCK_SIZE:]  # what the first part's DES takes
             if cbc:
-                entering = _xor(entering, out[-2 * BLOCK_SIZE : -BLOCK_SIZE] if len(out) > BLOCK_SIZE else iv)
+                entering = _xor(
+                    entering, out[-2 * BLOCK_SIZE : -BLOCK_SIZE] if len(out) > BLOCK_SIZE else iv
+                )
             after_first = self.single(first_key, entering, ENCRYPT)
             after_second = self.single(third_key, last, DECRYPT)
             if after_first is None or after_second is None:
@@ -403,7 +407,9 @@ class _Ciphers:
             chain = data[-BLOCK_SIZE:]
             leaving = out[-BLOCK_SIZE:]  # what the first part's DES gives
             if cbc:
-                leaving = _xor(leaving, data[-2 * BLOCK_SIZE : -BLOCK_SIZE] if len(data) > BLOCK_SIZE else iv)
+                leaving = _xor(
+                    leaving, data[-2 * BLOCK_SIZE : -BLOCK_SIZE] if len(data) > BLOCK_SIZE else iv
+                )
             after_third = self.single(third_key, chain, DECRYPT)
             after_second = self.single(first_key, leaving, ENCRYPT)
             if after_third is None or after_second is None:
@@ -445,4 +451,3 @@ class _Ciphers:
             return native(self_, data, pad, padmode)
 
         return method
-
