@@ -263,3 +263,32 @@ def test_subclasses_are_pydes_own():
         record_state(rec, "subclass", obj)
 
     both(scenario, pyDes)
+
+
+class _RefusingProvider:
+    """An OpenSSL that refuses every key (as a FIPS configuration refuses K1=K2=K3)."""
+
+    name = "openssl"
+
+    def encryptor(self, key, iv=None):
+        raise ValueError("refused")
+
+    decryptor = encryptor
+
+
+@pytest.mark.parametrize("size", (8, 16, 24))
+def test_openssl_refusing_a_key_leaves_the_call_to_pydes(size, monkeypatch):
+    from accel_agent import registry
+
+    for name in ("tdes-ecb", "tdes-cbc"):
+        monkeypatch.setattr(registry.slot(name), "provider", _RefusingProvider())
+
+    def scenario(rec, module):
+        cls_name = "des" if size == 8 else "triple_des"
+        for mode in (pyDes.ECB, pyDes.CBC):
+            obj = build(rec, cls_name, _bytes(1, size), mode, _bytes(2, 8), None, 2)
+            rec.call("encrypt", obj.encrypt, _bytes(3, 20))
+            rec.call("decrypt", obj.decrypt, _bytes(4, 24))
+            record_state(rec, "after", obj)
+
+    both(scenario, pyDes)

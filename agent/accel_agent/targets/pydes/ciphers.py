@@ -26,6 +26,10 @@ transparent:
   round keys pyDes would treat differently or trip on, subclasses, input
   other than ``bytes`` (``str`` for ``triple_des``, which pyDes encodes;
   ``bytearray`` there is extended in place by pyDes's padding).
+* **OpenSSL's refusals are pyDes's business.** The OpenSSL calls come before
+  any state is written; if one raises (OpenSSL may refuse DES-EDE3 keys whose
+  parts are equal, single DES run as K1=K2=K3 among them, under a FIPS
+  configuration), the call is pyDes's own, from the start.
 * **The key schedule is computed as a table look-up.** pyDes builds ``Kn`` in
   Python (about 100 us a key, 300 us a ``triple_des``: more than a whole
   message through OpenSSL); each round-key bit is a fixed bit of the key, so
@@ -338,7 +342,10 @@ class _Ciphers:
                 and type(crypt_type) is int
                 and crypt_type in (ENCRYPT, DECRYPT)
             ):
-                out = serve(self_, data, crypt_type)
+                try:
+                    out = serve(self_, data, crypt_type)
+                except Exception:  # noqa: BLE001 - OpenSSL refused (a FIPS rule on keys): pyDes's
+                    out = None
                 if out is not None:
                     return out
             return native(self_, data, crypt_type)
@@ -441,7 +448,10 @@ class _Ciphers:
                     if direction == ENCRYPT:
                         text = self_._padData(text, pad_char, padmode)
                     if type(text) is bytes and text and not len(text) % BLOCK_SIZE:
-                        out = serve(plan, text, direction)
+                        try:
+                            out = serve(plan, text, direction)
+                        except Exception:  # noqa: BLE001 - OpenSSL refused: pyDes's
+                            out = None
                         if out is not None:
                             if direction == DECRYPT:
                                 return self_._unpadData(out, pad_char, padmode)
