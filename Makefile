@@ -68,7 +68,7 @@ $(VENV)/.installed-test: $(VENV)/pyvenv.cfg $(AGENT_SOURCES)
 
 # The other libraries the agent patches, pinned in requirements/: the
 # bench has rows for them (agent/accel_agent/bench/families/python_ecdsa.py, ...).
-LIBRARY_PINS := $(wildcard requirements/python-*.txt requirements/pyaes*.txt requirements/starkbank-ecdsa.txt)
+LIBRARY_PINS := $(wildcard requirements/python-*.txt requirements/pyaes*.txt requirements/pyDes.txt requirements/starkbank-ecdsa.txt)
 
 $(VENV)/.installed-libraries: $(VENV)/pyvenv.cfg $(LIBRARY_PINS)
 	$(if $(LIBRARY_PINS),$(PIP) install -q $(foreach pin,$(LIBRARY_PINS),-r $(pin)))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from accel_agent.targets.pyaes import hooks as _pyaes_hooks
 from accel_agent.targets.pycryptodome import hooks as _pycryptodome_hooks
+from accel_agent.targets.pydes import hooks as _pydes_hooks
 from accel_agent.targets.python_ecdsa import hooks as _python_ecdsa_hooks
 from accel_agent.targets.python_rsa import hooks as _python_rsa_hooks
 from accel_agent.targets.starkbank_ecdsa import hooks as _starkbank_ecdsa_hooks
@@ -31,3 +32,5 @@ HOOKS.update(_python_ecdsa_hooks())
 HOOKS.update(_pyaes_hooks())
 # starkbank-ecdsa: its Ecdsa class, in ellipticcurve.ecdsa.
 HOOKS.update(_starkbank_ecdsa_hooks())
+# pyDes: its des and triple_des classes.
+HOOKS.update(_pydes_hooks())
