@@ -26,29 +26,15 @@ OpenSSL refuses and any exception of OpenSSL's go to native code.
 from __future__ import annotations
 
 from accel_agent.targets.pycryptodome import _pubkey_twins as twins
-from accel_agent.targets.pycryptodome._pubkey_common import decode_signature, digest_and_oid
+from accel_agent.targets.pycryptodome._pubkey_common import (
+    decode_signature,
+    digest_and_oid,
+    order_value,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
-
-# id(an Integer) -> (that Integer, its value): the orders of the DSS scheme
-# templates (see signature._install_fast_dss_new), shared by every scheme
-# made from a template, so verifying need not convert them at each call.
-_orders: dict[int, tuple[Any, int]] = {}
-
-
-def remember_order(order: Any, value: int) -> None:
-    """Keep ``int(order)`` for a template scheme's ``_order`` object."""
-    _orders[id(order)] = (order, value)
-
-
-def _order_value(order: Any) -> int:
-    entry = _orders.get(id(order))
-    if entry is not None and entry[0] is order:
-        return entry[1]
-    return int(order)
-
 
 def sign(scheme: Any, provider: Any, msg_hash: Any) -> bytes | None:
     """OpenSSL's random-nonce signature in the scheme's encoding, or None for "native"."""
@@ -74,7 +60,7 @@ def sign(scheme: Any, provider: Any, msg_hash: Any) -> bytes | None:
 def verify(scheme: Any, provider: Any, msg_hash: Any, signature: Any) -> bool:
     """True when OpenSSL accepts the signature (native code then accepts it too)."""
     decoded = decode_signature(
-        scheme, provider, msg_hash, signature, _order_value(scheme._order)
+        scheme, provider, msg_hash, signature, order_value(scheme._order)
     )
     if decoded is None:
         return False

@@ -144,6 +144,29 @@ def digest_and_oid(provider: Any, msg_hash: Any) -> tuple[bytes, str] | None:
     return digest, oid
 
 
+# id(an Integer) -> (that Integer, its value): the orders of the DSS scheme
+# templates (signature._install_fast_dss_new), shared by every scheme made
+# from a template, so verifying need not convert them at each call.
+_orders: dict[int, tuple[Any, int]] = {}
+
+
+def remember_order(order: Any) -> None:
+    """Keep ``int(order)`` for a template scheme's ``_order`` (a pycryptodome Integer)."""
+    try:
+        value = int(order)
+    except Exception:  # noqa: BLE001 - no order, or not a number: converted at each call
+        return
+    _orders[id(order)] = (order, value)
+
+
+def order_value(order: Any) -> int:
+    """``int(order)``, without the conversion for a template's order."""
+    entry = _orders.get(id(order))
+    if entry is not None and entry[0] is order:
+        return entry[1]
+    return int(order)
+
+
 def decode_signature(
     scheme: Any, provider: Any, msg_hash: Any, signature: Any, order: int
 ) -> tuple[bytes, str, int, int] | None:

@@ -41,7 +41,9 @@ from accel_agent.targets.pycryptodome._pubkey_common import (
     decode_signature,
     default_random,
     digest_and_oid,
+    order_value,
     patch_new,
+    remember_order,
     with_curve_names,
 )
 
@@ -242,7 +244,7 @@ def _install_fast_dss_new(
         del state["_key"]
         if type(scheme) is accelerated_dsa and state.keys() <= _DSS_TEMPLATE_ATTRIBUTES:
             dsa_templates[shape] = state
-            _dss_dsa.remember_order(state["_order"], int(state["_order"]))
+            remember_order(state.get("_order"))
         return scheme
 
     def new(key: Any, mode: Any, *args: Any, **kwargs: Any) -> Any:
@@ -268,6 +270,7 @@ def _install_fast_dss_new(
                 del state["_key"]
                 if type(scheme) is accelerated and state.keys() <= _DSS_TEMPLATE_ATTRIBUTES:
                     templates[(key.curve, encoding)] = state
+                    remember_order(state.get("_order"))
                 return scheme
         return wrapped_new(key, mode, *args, **kwargs)
 
@@ -365,7 +368,7 @@ def _ecdsa_verify(self: Any, provider: Any, msg_hash: Any, signature: Any) -> bo
     below p - n is left to it. A DER signature goes to OpenSSL only when re-encoding its (r, s)
     gives it back byte for byte, so both sides read the same integers.
     """
-    order = int(self._order)
+    order = order_value(self._order)
     decoded = decode_signature(self, provider, msg_hash, signature, order)
     if decoded is None:
         return False
