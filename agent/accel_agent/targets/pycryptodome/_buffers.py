@@ -22,6 +22,15 @@ def is_plain(data: Any) -> bool:
     return kind is memoryview and data.ndim == 1 and data.c_contiguous and data.format == "B"
 
 
+def plain_bytes(data: Any) -> bytes | None:
+    """``data`` as bytes when it is a plain buffer (:func:`is_plain`), else None."""
+    if type(data) is bytes:
+        return data
+    if is_plain(data):
+        return bytes(data)
+    return None
+
+
 # The most bytes pyca/cryptography takes in one argument of a one-shot AEAD call
 # (AESGCM, ChaCha20Poly1305, AESOCB3, AESSIV, AESCCM; past it: OverflowError)
 # and of GCM's authenticate_additional_data (past it: a Rust panic). Data
