@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import os
 
-from accel_agent.targets.pycryptodome import _block_modes, _buffers
+from accel_agent.targets.pycryptodome import _aliased_output, _block_modes, _buffers
 from accel_agent.targets.pycryptodome._native_face import NativeFace
 from accel_agent.targets.pycryptodome._order_rules import (
     AFTER_VERIFY,
@@ -104,6 +104,19 @@ class AeadBase(NativeFace):
         judge = self._new_native()
         self._align_judge(judge, method)
         return getattr(judge, method)(*args, **kwargs)
+
+    def _judged_input(self, method: str, data: Any, output: Any) -> Any:
+        """Mid-message buffers the fast path does not take as given: what native reads of ``data``.
+
+        Buffers that are not plain are judged by native first, so a refusal
+        is native's own error; the judge writes into a stand-in for
+        ``output``, never into memory the input may share. None: ``data``
+        has no single-byte view (the caller serves its raw bytes).
+        """
+        if _buffers.shapes_servable(data, output):
+            return data
+        self._native_verdict(method, data, output=_buffers.stand_in(output))
+        return _aliased_output.byte_view(data)
 
     def _align_judge(self, judge: Any, method: str) -> None:
         """Bring a fresh native ``judge`` to this object's state before it judges ``method``."""
