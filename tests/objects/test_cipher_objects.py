@@ -495,3 +495,41 @@ def _ocb_huge_data(rec, module):
 @pytest.mark.slow
 def test_ocb_data_of_2_gib():
     th.both(_ocb_huge_data, th.import_from(FLAVOURS[0], "Cipher.AES"))
+
+
+HUGE_AEADS = {
+    "siv": ("Cipher.AES", lambda m: m.new(KEY32, m.MODE_SIV, nonce=bytes(16))),
+    "ccm": ("Cipher.AES", lambda m: m.new(KEY16, m.MODE_CCM, nonce=bytes(11))),
+    "chacha20-poly1305": MID_MESSAGE["chacha20-poly1305"],
+}
+
+
+def _huge_aead(rec, module, make, where):
+    cipher = make(module)
+    if where.startswith("aad"):
+        aad = bytearray(GIB2)  # zero pages: cheap until read
+        rec.call("update", cipher.update, aad)
+        del aad
+        if where == "aad-seal":
+            rec.call("encrypt_and_digest", cipher.encrypt_and_digest, b"payload")
+            rec.call("digest again", cipher.digest)
+        else:
+            rec.call("decrypt_and_verify", cipher.decrypt_and_verify, b"payload", bytes(16))
+            rec.call("verify again", cipher.verify, bytes(16))
+        return
+
+    def seal_and_summarise():
+        ciphertext, tag = cipher.encrypt_and_digest(bytes(GIB2))
+        return len(ciphertext), ciphertext[:32], ciphertext[-32:], tag  # not 2 GiB kept twice
+
+    rec.call("encrypt_and_digest", seal_and_summarise)
+    rec.call("digest again", cipher.digest)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("where", ["aad-seal", "aad-open", "data-seal"])
+@pytest.mark.parametrize("case", sorted(HUGE_AEADS))
+def test_aead_aad_and_data_of_2_gib(case, where):
+    """2**31 bytes of associated data or payload: one past pyca/cryptography's one-call limit."""
+    module, make = HUGE_AEADS[case]
+    th.both(_huge_aead, th.import_from(FLAVOURS[0], module), make, where)
