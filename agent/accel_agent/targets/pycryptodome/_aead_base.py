@@ -95,6 +95,11 @@ class AeadBase(NativeFace):
                 self._next = WITH_TWIN
             return self._twin
 
+    def _twin_for_copy(self) -> Any:
+        if self._twin is None and self._next is INITIAL:
+            return self._become_native()  # a copy before the first call (NativeFace.__copy__)
+        return None
+
     def _native_verdict(self, method: str, *args: Any, **kwargs: Any) -> Any:
         """Let a native object in the same order-rule state judge a call we cannot serve.
 
