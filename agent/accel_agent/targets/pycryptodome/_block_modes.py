@@ -170,6 +170,11 @@ class _StreamingMode(_BlockMode):
     # A first call this long means a stream native serves faster (CFB-8).
     _native_from = sys.maxsize
 
+    def _twin_for_copy(self) -> Any:
+        if self._twin is None and self._direction is None:
+            return self._switch_to_twin()  # a copy before the first call (NativeFace.__copy__)
+        return None
+
     def encrypt(self, plaintext: Any, output: Any = None) -> bytes | None:
         return self._process(ENCRYPT, plaintext, output)
 
