@@ -572,9 +572,16 @@ def _huge_aead(rec, module, make, where):
     rec.call("digest again", cipher.digest)
 
 
+# Each case streams 2 GiB natively and under the agent (20-40 s). Opening with
+# 2 GiB of associated data takes the same update() path as sealing: it runs
+# for CCM only, whose one-shot calls check the size themselves.
+HUGE_AEAD_CASES = [
+    (case, where) for case in sorted(HUGE_AEADS) for where in ("aad-seal", "data-seal")
+] + [("ccm", "aad-open")]
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("where", ["aad-seal", "aad-open", "data-seal"])
-@pytest.mark.parametrize("case", sorted(HUGE_AEADS))
+@pytest.mark.parametrize(("case", "where"), HUGE_AEAD_CASES)
 def test_aead_aad_and_data_of_2_gib(case, where):
     """2**31 bytes of associated data or payload: one past pyca/cryptography's one-call limit."""
     module, make = HUGE_AEADS[case]
