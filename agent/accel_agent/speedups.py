@@ -4,7 +4,8 @@ A few per-message steps cost more in Python than the project's per-call
 targets allow (docs/per-call-cost.md, "The compiled fast path"): the
 ``(ct, tag)`` split of an AEAD result, the call of ``AES.new`` for GCM, and
 the frames of a hash module's ``new`` and ``digest``, and the copy a
-streaming context's ``update`` makes of its result. The wheel compiles
+streaming context's ``update`` makes of its result, and the counter
+blocks of a CTR counter OpenSSL's CTR cannot follow. The wheel compiles
 them where a C compiler is found (``hatch_build.py``); everywhere else the
 functions and classes below do the same in Python, a little slower. Callers
 use only the names defined here, never ``_speedups`` directly, so both
@@ -21,6 +22,7 @@ from __future__ import annotations
 
 import functools
 import sys
+import threading
 
 from accel_agent import config, messages
 
@@ -75,6 +77,70 @@ def _stream_update(context: Any, data: Any) -> bytes:
     return context.update(data)
 
 
+class _CounterStream:
+    """CTR's key stream for any counter block layout, from an ECB ``encrypt`` (see the C type).
+
+    The counter block is prefix || counter field || suffix; only the field
+    counts, modulo ``2**(8*counter_len)``, little- or big-endian, as in
+    pycryptodome. A chunk's counter blocks are encrypted in one call to
+    ``encrypt`` (an ECB context's update); the data is XORed with them as
+    big integers. A second thread calling in meanwhile is refused with
+    "Already borrowed", as a busy pyca/cryptography context refuses.
+    """
+
+    __slots__ = ("_encrypt", "_prefix", "_suffix", "_value", "_width", "_order", "_rest", "_lock")
+
+    def __init__(
+        self, encrypt: Callable, block: bytes, counter_offset: int, counter_len: int,
+        little_endian: bool,
+    ) -> None:
+        end = counter_offset + counter_len
+        self._encrypt = encrypt
+        self._prefix = bytes(block[:counter_offset])
+        self._suffix = bytes(block[end:])
+        self._order = "little" if little_endian else "big"
+        self._value = int.from_bytes(block[counter_offset:end], self._order)
+        self._width = counter_len
+        self._rest = b""  # the unused key stream of the last block
+        self._lock = threading.Lock()
+
+    def update(self, data: Any) -> bytes:
+        if not self._lock.acquire(False):
+            raise RuntimeError("Already borrowed")
+        try:
+            return self._crypt(bytes(data))
+        finally:
+            self._lock.release()
+
+    def update_into(self, data: Any, buffer: Any) -> int:
+        result = self.update(data)
+        memoryview(buffer).cast("B")[: len(result)] = result
+        return len(result)
+
+    def _crypt(self, data: bytes) -> bytes:
+        length = len(data)
+        stream = self._rest
+        if length > len(stream):
+            size = len(self._prefix) + self._width + len(self._suffix)
+            blocks = -(-(length - len(stream)) // size)
+            value, width, order = self._value, self._width, self._order
+            modulus = 1 << (8 * width)
+            prefix, suffix = self._prefix, self._suffix
+            counters = b"".join(
+                [
+                    prefix + ((value + i) % modulus).to_bytes(width, order) + suffix
+                    for i in range(blocks)
+                ]
+            )
+            stream += self._encrypt(counters)
+            self._value = (value + blocks) % modulus
+        self._rest = stream[length:]
+        if not length:
+            return b""
+        mixed = int.from_bytes(data, "big") ^ int.from_bytes(stream[:length], "big")
+        return mixed.to_bytes(length, "big")
+
+
 class _HashCore:
     """The base of the agent's hash objects: the OpenSSL hash object in ``_h``."""
 
@@ -95,12 +161,19 @@ if _speedups is not None:
     # test it inline, so that shorter data pays no extra call.
     STREAM_UPDATE_FROM: int = _speedups.STREAM_COPY_SAVED_FROM
     HashCore: type = _speedups.HashCore
+    CounterStream: type = _speedups.CounterStream
+    # Whether CTR counters OpenSSL cannot follow are served from counter
+    # blocks (CounterStream): compiled, they are several times faster than
+    # native; the pure-Python blocks are slower than native (docs/performance.md).
+    COUNTER_BLOCKS_SERVED = True
 else:
     seal_split = _seal_split
     open_joined = _open_joined
     stream_update = _stream_update
     STREAM_UPDATE_FROM = sys.maxsize  # the twin saves nothing
     HashCore = _HashCore
+    CounterStream = _CounterStream
+    COUNTER_BLOCKS_SERVED = False
 
 
 def hash_class(native_cls: type, namespace: dict) -> type:

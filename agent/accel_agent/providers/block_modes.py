@@ -96,3 +96,20 @@ class CfbProvider:
 
     def decryptor(self, key: bytes, iv: bytes, segment_size: int):
         return self._by_segment[segment_size].decryptor(key, iv)
+
+
+class CtrProvider(ModeProvider):
+    """CTR: OpenSSL's contexts for a counter it follows, and ECB contexts for the blocks of any other.
+
+    OpenSSL's CTR increments the whole block, big-endian; a counter laid out
+    otherwise is made block by block by the caller and encrypted by
+    :meth:`block_encryptor`'s context, of the same key cache.
+    """
+
+    def __init__(self, cipher: BlockCipher) -> None:
+        ModeProvider.__init__(self, cipher, "CTR")
+        self._ecb_mode = mode_class("ECB")
+
+    def block_encryptor(self, key: bytes):
+        """An ECB encryption context of ``key`` (CTR's key stream from counter blocks)."""
+        return self._encryption_context(self.algorithm(key), self._ecb_mode())
