@@ -78,24 +78,23 @@ def _stream_update(context: Any, data: Any) -> bytes:
 
 
 class _CounterStream:
-    """CTR's key stream for any counter block layout, from an ECB ``encrypt`` (see the C type).
+    """CTR's key stream for any counter block layout, from an ECB context (see the C type).
 
     The counter block is prefix || counter field || suffix; only the field
     counts, modulo ``2**(8*counter_len)``, little- or big-endian, as in
-    pycryptodome. A chunk's counter blocks are encrypted in one call to
-    ``encrypt`` (an ECB context's update); the data is XORed with them as
-    big integers. A second thread calling in meanwhile is refused with
+    pycryptodome. A call's counter blocks are encrypted in one call of the
+    ECB context's ``update``; the data is XORed with them as big integers. A second thread calling in meanwhile is refused with
     "Already borrowed", as a busy pyca/cryptography context refuses.
     """
 
-    __slots__ = ("_encrypt", "_prefix", "_suffix", "_value", "_width", "_order", "_rest", "_lock")
+    __slots__ = ("_context", "_prefix", "_suffix", "_value", "_width", "_order", "_rest", "_lock")
 
     def __init__(
-        self, encrypt: Callable, block: bytes, counter_offset: int, counter_len: int,
+        self, context: Any, block: bytes, counter_offset: int, counter_len: int,
         little_endian: bool,
     ) -> None:
         end = counter_offset + counter_len
-        self._encrypt = encrypt
+        self._context = context
         self._prefix = bytes(block[:counter_offset])
         self._suffix = bytes(block[end:])
         self._order = "little" if little_endian else "big"
@@ -132,7 +131,7 @@ class _CounterStream:
                     for i in range(blocks)
                 ]
             )
-            stream += self._encrypt(counters)
+            stream += self._context.update(counters)
             self._value = (value + blocks) % modulus
         self._rest = stream[length:]
         if not length:
