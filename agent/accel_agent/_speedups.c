@@ -895,10 +895,18 @@ low_word_read(const CounterStream *self, const unsigned char *p, Py_ssize_t size
 static inline void
 low_word_write(const CounterStream *self, unsigned char *p, Py_ssize_t size, uint64_t v)
 {
+    int host_order = self->little_endian ? PY_LITTLE_ENDIAN : !PY_LITTLE_ENDIAN;
     if (size == 8) {
-        int host_order = self->little_endian ? PY_LITTLE_ENDIAN : !PY_LITTLE_ENDIAN;
         uint64_t w = host_order ? v : swap64(v);
         memcpy(p, &w, 8);
+        return;
+    }
+    if (size == 4) {  /* a 32-bit field (RFC 3686's layout, say) */
+        uint32_t w = (uint32_t)v;
+        if (!host_order) {
+            w = (uint32_t)(swap64((uint64_t)w) >> 32);
+        }
+        memcpy(p, &w, 4);
         return;
     }
     for (Py_ssize_t i = 0; i < size; i++) {

@@ -69,7 +69,7 @@ def cbc_provider() -> ModeProvider:
 
 
 def ctr_provider() -> CtrProvider:
-    """CTR: OpenSSL's over a full 16-byte counter block, ECB for counter blocks laid out otherwise."""
+    """CTR: OpenSSL's for a 16-byte counter block, ECB for counter blocks laid out otherwise."""
     return CtrProvider(AES)
 
 

@@ -99,7 +99,7 @@ class CfbProvider:
 
 
 class CtrProvider(ModeProvider):
-    """CTR: OpenSSL's contexts for a counter it follows, and ECB contexts for the blocks of any other.
+    """CTR: OpenSSL's contexts for a counter it follows, ECB contexts for the blocks of any other.
 
     OpenSSL's CTR increments the whole block, big-endian; a counter laid out
     otherwise is made block by block by the caller and encrypted by

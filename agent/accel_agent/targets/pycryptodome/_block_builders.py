@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 
 from accel_agent import registry
+from accel_agent.speedups import COUNTER_BLOCKS_SERVED
 from accel_agent.targets.pycryptodome import _buffers
 from accel_agent.targets.pycryptodome._block_modes import (
     MODE_CBC,
@@ -24,7 +25,6 @@ from accel_agent.targets.pycryptodome._block_modes import (
     CounterBlock,
     classes_for,
 )
-from accel_agent.speedups import COUNTER_BLOCKS_SERVED
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

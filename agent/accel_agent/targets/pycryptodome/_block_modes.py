@@ -21,7 +21,12 @@ import sys
 from accel_agent import forksafe
 from accel_agent.providers.block_ciphers import BlockCipher
 from accel_agent.providers.contexts import is_busy, when_free
-from accel_agent.speedups import STREAM_UPDATE_FROM, CounterStream, stream_update
+from accel_agent.speedups import (
+    COUNTER_BLOCKS_SERVED,
+    STREAM_UPDATE_FROM,
+    CounterStream,
+    stream_update,
+)
 from accel_agent.targets.pycryptodome import _buffers
 from accel_agent.targets.pycryptodome._native_face import NativeFace, named_as
 
@@ -402,7 +407,7 @@ class CounterBlock:
 
     @property
     def openssl_follows(self) -> bool:
-        """OpenSSL's CTR increments the whole block big-endian: the same while the field does not wrap."""
+        """Whether OpenSSL's CTR (the whole block, big-endian) agrees until the field wraps."""
         return not self.little_endian and not self.suffix
 
     def block(self, blocks_on: int = 0) -> bytes:
@@ -465,7 +470,7 @@ class CtrCipher(_StreamingMode):
         return self._counter_stream()
 
     def _counter_stream(self) -> Any:
-        """Counter blocks encrypted by ECB, from ``_position`` on (both directions: CTR is symmetric)."""
+        """Counter blocks for ECB from ``_position`` on (either direction: CTR is symmetric)."""
         counter = self._counter
         blocks_on, into_block = divmod(self._position, self.block_size)
         stream = CounterStream(
@@ -481,7 +486,7 @@ class CtrCipher(_StreamingMode):
 
     def _extend(self, direction: str, length: int) -> bool:
         """Serve on past OpenSSL's wrap from counter blocks, up to where the key stream repeats."""
-        if self._position + length > self._cycle:
+        if self._position + length > self._cycle or not COUNTER_BLOCKS_SERVED:
             return False
         with FIRST_USE_LOCK:
             if self._twin is not None or self._direction not in (None, direction):
