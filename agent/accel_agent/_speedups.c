@@ -27,6 +27,8 @@
  *                a suffix, a field that wraps inside the block): counter
  *                blocks made here, encrypted in bulk by the ECB update() it
  *                was given, XORed into the data
+ *   cfb_segments_decrypt  CFB decryption with any segment size: every
+ *                segment's shift register encrypted by one ECB context
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -1185,7 +1187,121 @@ static PyTypeObject CounterStream_Type = {
     .tp_methods = CounterStream_methods,
 };
 
+/* ------------------------------------------------------------------ CFB segments */
+
+/* cfb_segments_decrypt(context, window, segment, skip, data) -> bytes
+
+   CFB decryption with segments of any size, batched: every segment's shift
+   register is a block-sized slice of IV || ciphertext, all known before
+   decrypting, so their key stream blocks come from one ECB context (CFB
+   encryption cannot be batched: each register holds the ciphertext just
+   made). window is IV || ciphertext from the start of the segment that
+   holds data[0]; skip is data[0]'s offset in that segment; segment is the
+   segment size in bytes (1 .. the block size). Segment i's register is
+   window[i*segment : i*segment + block_size], the block size being
+   len(window) - skip - len(data); byte j of data is XORed with byte
+   (skip + j) % segment of its segment's key stream block. */
+#define CFB_CHUNK_SEGMENTS 512
+
+static PyObject *
+cfb_segments_decrypt(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 5) {
+        PyErr_SetString(PyExc_TypeError, "cfb_segments_decrypt() takes 5 arguments");
+        return NULL;
+    }
+    PyObject *context = args[0];
+    Py_ssize_t segment = PyLong_AsSsize_t(args[2]);
+    Py_ssize_t skip = PyLong_AsSsize_t(args[3]);
+    if ((segment == -1 || skip == -1) && PyErr_Occurred()) {
+        return NULL;
+    }
+    Py_buffer window, data;
+    if (PyObject_GetBuffer(args[1], &window, PyBUF_SIMPLE) < 0) {
+        return NULL;
+    }
+    if (PyObject_GetBuffer(args[4], &data, PyBUF_SIMPLE) < 0) {
+        PyBuffer_Release(&window);
+        return NULL;
+    }
+    PyObject *out = NULL, *registers = NULL, *stream = NULL;
+    Py_ssize_t bs = window.len - skip - data.len;
+    if (segment < 1 || skip < 0 || skip >= segment || bs < segment || bs > COUNTER_MAX_BLOCK) {
+        PyErr_SetString(PyExc_ValueError, "cfb_segments_decrypt(): no window of that shape");
+        goto done;
+    }
+    out = PyBytes_FromStringAndSize(NULL, data.len);
+    if (out == NULL) {
+        goto done;
+    }
+    const unsigned char *w = window.buf, *in = data.buf;
+    unsigned char *o = (unsigned char *)PyBytes_AS_STRING(out);
+    Py_ssize_t segments = (skip + data.len + segment - 1) / segment;
+    Py_ssize_t chunk = segments < CFB_CHUNK_SEGMENTS ? segments : CFB_CHUNK_SEGMENTS;
+    registers = PyByteArray_FromStringAndSize(NULL, chunk * bs);
+    stream = PyByteArray_FromStringAndSize(NULL, chunk * bs + bs);
+    if (registers == NULL || stream == NULL) {
+        Py_CLEAR(out);
+        goto done;
+    }
+    Py_ssize_t j = 0;  /* bytes of data done */
+    for (Py_ssize_t first = 0; first < segments; first += chunk) {
+        Py_ssize_t count = segments - first < chunk ? segments - first : chunk;
+        unsigned char *r = (unsigned char *)PyByteArray_AS_STRING(registers);
+        for (Py_ssize_t i = 0; i < count; i++) {
+            memcpy(r + i * bs, w + (first + i) * segment, bs);
+        }
+        PyObject *input = registers;
+        if (count != chunk) {  /* the last, shorter chunk: exactly its registers */
+            input = PyMemoryView_FromMemory((char *)r, count * bs, PyBUF_READ);
+            if (input == NULL) {
+                Py_CLEAR(out);
+                goto done;
+            }
+        }
+        else {
+            Py_INCREF(input);
+        }
+        PyObject *written =
+            PyObject_CallMethodObjArgs(context, str_update_into, input, stream, NULL);
+        Py_DECREF(input);
+        if (written == NULL) {
+            Py_CLEAR(out);
+            goto done;
+        }
+        Py_ssize_t length = PyLong_AsSsize_t(written);
+        Py_DECREF(written);
+        if (length != count * bs) {
+            if (!PyErr_Occurred()) {
+                PyErr_SetString(PyExc_ValueError,
+                                "cfb_segments_decrypt(): update_into() wrote another length");
+            }
+            Py_CLEAR(out);
+            goto done;
+        }
+        const unsigned char *ks = (const unsigned char *)PyByteArray_AS_STRING(stream);
+        for (Py_ssize_t i = 0; i < count && j < data.len; i++) {
+            Py_ssize_t from = (first == 0 && i == 0) ? skip : 0;
+            Py_ssize_t n = segment - from;
+            if (n > data.len - j) {
+                n = data.len - j;
+            }
+            xor_into(o + j, in + j, ks + i * bs + from, n);
+            j += n;
+        }
+    }
+    memset(PyByteArray_AS_STRING(stream), 0, PyByteArray_GET_SIZE(stream));
+done:
+    Py_XDECREF(registers);
+    Py_XDECREF(stream);
+    PyBuffer_Release(&data);
+    PyBuffer_Release(&window);
+    return out;
+}
+
 static PyMethodDef module_methods[] = {
+    {"cfb_segments_decrypt", (PyCFunction)(void (*)(void))cfb_segments_decrypt, METH_FASTCALL,
+     "cfb_segments_decrypt(context, window, segment, skip, data) -> CFB decryption, batched"},
     {"stream_update", (PyCFunction)(void (*)(void))stream_update, METH_FASTCALL,
      "stream_update(context, data) -> context.update(data), without its copy"},
     {"hash_class", (PyCFunction)(void (*)(void))hash_class, METH_FASTCALL,

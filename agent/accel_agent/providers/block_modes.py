@@ -79,7 +79,7 @@ class ModeProvider:
 
 
 class CfbProvider:
-    """CFB with the two segment sizes OpenSSL has: 8 bits and the cipher's block."""
+    """CFB: OpenSSL's two segment sizes (8 bits, the block); ECB for the registers of others."""
 
     name = "openssl"
 
@@ -90,6 +90,12 @@ class CfbProvider:
         self.cipher = cipher
         self.primitive = cfb_block.primitive
         self._by_segment = dict(zip(cipher.cfb_segments, (cfb8, cfb_block)))
+        # Other segment sizes' decryption: the shift registers through ECB.
+        self._ecb = ModeProvider(cipher, "ECB")
+
+    def block_encryptor(self, key: bytes):
+        """An ECB encryption context of ``key`` (CFB decryption with other segment sizes)."""
+        return self._ecb.encryptor(key)
 
     def encryptor(self, key: bytes, iv: bytes, segment_size: int):
         return self._by_segment[segment_size].encryptor(key, iv)

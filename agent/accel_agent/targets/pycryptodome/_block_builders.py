@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 
 from accel_agent import registry
-from accel_agent.speedups import COUNTER_BLOCKS_SERVED
+from accel_agent.speedups import CFB_SEGMENTS_SERVED, COUNTER_BLOCKS_SERVED
 from accel_agent.targets.pycryptodome import _buffers
 from accel_agent.targets.pycryptodome._block_modes import (
     MODE_CBC,
@@ -157,7 +157,7 @@ class IvBuilder(ModeBuilder):
 
 
 class CfbBuilder(ModeBuilder):
-    """CFB with a segment size OpenSSL has (8 bits or the block)."""
+    """CFB: segments of 8 bits or the block (OpenSSL's), or any whole bytes between (decryption)."""
 
     __slots__ = ("_segments",)
 
@@ -167,7 +167,13 @@ class CfbBuilder(ModeBuilder):
 
     def build(self, key: bytes, args: tuple, kwargs: dict) -> Any:
         segment_size = kwargs.get("segment_size", 8)
-        if type(segment_size) is not int or segment_size not in self._segments:
+        if type(segment_size) is not int:
+            return None
+        if segment_size not in self._segments and not (
+            CFB_SEGMENTS_SERVED
+            and not segment_size % 8
+            and 8 < segment_size < 8 * self.block_size
+        ):
             return None
         iv = self.iv_argument(args, kwargs, self._iv_keywords | {"segment_size"})
         provider = iv and self.provider()

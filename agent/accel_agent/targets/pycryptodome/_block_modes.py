@@ -25,6 +25,7 @@ from accel_agent.speedups import (
     COUNTER_BLOCKS_SERVED,
     STREAM_UPDATE_FROM,
     CounterStream,
+    cfb_segments_decrypt,
     stream_update,
 )
 from accel_agent.targets.pycryptodome import _buffers
@@ -285,7 +286,14 @@ class CbcCipher(_StreamingMode):
 
 @named_as("CfbMode")
 class CfbCipher(_StreamingMode):
-    """pycryptodome's ``CfbMode`` for 8-bit and full-block segments (any input length).
+    """pycryptodome's ``CfbMode`` (any input length).
+
+    Segments of 8 bits and of the block run in OpenSSL's CFB. Other segment
+    sizes (16 to 120 bits for AES) have no OpenSSL mode: their decryption
+    runs batched over ECB (:class:`SegmentsDecryptor`), their encryption
+    natively (each segment's register holds the ciphertext just made, so
+    there is nothing to batch, and a call into OpenSSL per segment costs more
+    than native's whole segment).
 
     Only ciphertext is kept (the last 32 bytes' worth, for a twin's shift
     register): a twin that must continue a partial CFB-128 segment while
@@ -306,6 +314,13 @@ class CfbCipher(_StreamingMode):
         self._ciphertext_tail = _Tail(iv)
 
     def _open(self, direction: str) -> Any:
+        if self._segment_size not in self._provider.cipher.cfb_segments:
+            # A segment size OpenSSL lacks: decryption batched over ECB,
+            # encryption (serial by nature) native, through a twin.
+            if direction == ENCRYPT:
+                return None
+            context = self._provider.block_encryptor(self._key)
+            return SegmentsDecryptor(context, self.iv, self._segment_size // 8)
         if direction == ENCRYPT:
             return self._provider.encryptor(self._key, self.iv, self._segment_size)
         return self._provider.decryptor(self._key, self.iv, self._segment_size)
@@ -314,7 +329,7 @@ class CfbCipher(_StreamingMode):
         self._ciphertext_tail.push(result if direction == ENCRYPT else data)
 
     def _partial(self) -> int:
-        return self._position % self.block_size if self._segment_size != 8 else 0
+        return self._position % (self._segment_size // 8)
 
     def _register(self) -> bytes:
         # The shift register holds the last block of ciphertext before the
@@ -337,6 +352,40 @@ class CfbCipher(_StreamingMode):
             method(bytes(c ^ k for c, k in zip(ciphertext, stream)))
         else:
             method(ciphertext)
+
+
+class SegmentsDecryptor:
+    """CFB decryption with a segment size OpenSSL lacks, as a context (``update``, ``update_into``).
+
+    Every segment's shift register is a block of IV || ciphertext, all known
+    before decrypting: ``speedups.cfb_segments_decrypt`` has one ECB context
+    encrypt them in bulk. Kept: IV || ciphertext from the start of the
+    current segment (at most a block and a segment).
+    """
+
+    __slots__ = ("_context", "_segment", "_history", "_position")
+
+    def __init__(self, context: Any, iv: bytes, segment: int) -> None:
+        self._context = context
+        self._segment = segment
+        self._history = iv
+        self._position = 0
+
+    def update(self, data: Any) -> bytes:
+        segment, history = self._segment, self._history
+        skip = self._position % segment
+        window = history + data
+        result = cfb_segments_decrypt(self._context, window, segment, skip, data)
+        self._position += len(data)
+        # from the start of the (new) current segment: a block and its offset in it
+        block_size = len(history) - skip
+        self._history = window[len(window) - block_size - self._position % segment :]
+        return result
+
+    def update_into(self, data: Any, buffer: Any) -> int:
+        result = self.update(data)
+        memoryview(buffer).cast("B")[: len(result)] = result
+        return len(result)
 
 
 @named_as("OfbMode")
