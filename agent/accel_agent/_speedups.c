@@ -1248,8 +1248,16 @@ cfb_segments_decrypt(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     for (Py_ssize_t first = 0; first < segments; first += chunk) {
         Py_ssize_t count = segments - first < chunk ? segments - first : chunk;
         unsigned char *r = (unsigned char *)PyByteArray_AS_STRING(registers);
-        for (Py_ssize_t i = 0; i < count; i++) {
-            memcpy(r + i * bs, w + (first + i) * segment, bs);
+        const unsigned char *from = w + first * segment;
+        if (bs == 16) {  /* AES: a copy of constant size, inlined */
+            for (Py_ssize_t i = 0; i < count; i++) {
+                memcpy(r + i * 16, from + i * segment, 16);
+            }
+        }
+        else {
+            for (Py_ssize_t i = 0; i < count; i++) {
+                memcpy(r + i * bs, from + i * segment, bs);
+            }
         }
         PyObject *input = registers;
         if (count != chunk) {  /* the last, shorter chunk: exactly its registers */

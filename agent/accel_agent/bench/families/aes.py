@@ -14,7 +14,8 @@ The direct column is what a pyca/cryptography user writes:
 ``Cipher(algorithms.AES(key), modes.X(iv)).encryptor()`` then
 ``update(data) + finalize()`` for the other modes. The ``ctr little-endian``,
 ``ctr suffix`` and ``ctr near wrap`` rows have counters OpenSSL's CTR cannot
-follow, and so no direct column.
+follow, and so no direct column; nor do ``cfb64 dec`` and ``cfb16 dec``
+(CFB segment sizes OpenSSL lacks).
 """
 
 from __future__ import annotations
@@ -145,6 +146,22 @@ def _ctr_near_wrap(size: int):
         return AES.new(key, AES.MODE_CTR, nonce=nonce, initial_value=2**32 - 2).encrypt(data)
 
     return pycryptodome, None
+
+
+def _cfb_segments_dec(segment_size: int):
+    """CFB decryption with a segment size OpenSSL lacks: no direct variant exists."""
+
+    def build(size: int):
+        key, iv = KEY_128, IV
+        data = random_bytes(size - size % (segment_size // 8))
+        ciphertext = AES.new(key, AES.MODE_CFB, iv=iv, segment_size=segment_size).encrypt(data)
+
+        def pycryptodome():
+            return AES.new(key, AES.MODE_CFB, iv=iv, segment_size=segment_size).decrypt(ciphertext)
+
+        return pycryptodome, None
+
+    return build
 
 
 def _gcm_enc(key: bytes):
@@ -298,6 +315,8 @@ ROWS = (
     Row("gcm key-copy enc", "aes-gcm", _gcm_enc_key_copies),
     Row("cfb128", "aes-cfb", _cfb(128)),
     Row("cfb8", "aes-cfb", _cfb(8)),
+    Row("cfb64 dec", "aes-cfb", _cfb_segments_dec(64)),
+    Row("cfb16 dec", "aes-cfb", _cfb_segments_dec(16)),
     Row("ofb", "aes-ofb", _ofb),
     Row("cbc stream", "aes-cbc", _stream("cbc"), sizes=(MIB,)),
     Row("ctr stream", "aes-ctr", _stream("ctr"), sizes=(MIB,)),
