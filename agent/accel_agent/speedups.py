@@ -5,7 +5,8 @@ targets allow (docs/per-call-cost.md, "The compiled fast path"): the
 ``(ct, tag)`` split of an AEAD result, the call of ``AES.new`` for GCM, and
 the frames of a hash module's ``new`` and ``digest``, and the copy a
 streaming context's ``update`` makes of its result, and the counter
-blocks of a CTR counter OpenSSL's CTR cannot follow. The wheel compiles
+blocks of a CTR counter OpenSSL's CTR cannot follow, and the shift
+registers of CFB decryption with segments OpenSSL lacks. The wheel compiles
 them where a C compiler is found (``hatch_build.py``); everywhere else the
 functions and classes below do the same in Python, a little slower. Callers
 use only the names defined here, never ``_speedups`` directly, so both
