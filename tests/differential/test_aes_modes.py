@@ -862,6 +862,25 @@ def test_cfb_other_segment_sizes(aes, key, iv, segment_size, inputs):
     both(cfb_segments, aes, key, iv, segment_size, blob, enc_cuts, dec_cuts)
 
 
+@(pytest.mark.accelerates if speedups.CFB_SEGMENTS_SERVED else pytest.mark.native_only)("aes-cfb")
+@with_flavours
+@ds.scaled(0.1)
+@given(
+    key=ds.keys,
+    iv=ivs,
+    segment_size=st.integers(2, 15).map(lambda n: 8 * n),
+    size=st.integers(64 * 1024 - 40, 200 * 1024),
+    seed=ds.seeds,
+    inputs=st.data(),
+)
+def test_cfb_other_segment_sizes_long_calls(aes, key, iv, segment_size, size, seed, inputs):
+    """Calls from 64 KiB (streamed without a copy of the result) with those segment sizes."""
+    blob = ds.make_bytes(size, seed)
+    enc_cuts = inputs.draw(ds.cuts(size, max_pieces=3))
+    dec_cuts = inputs.draw(ds.cuts(size, max_pieces=3))
+    both(cfb_segments, aes, key, iv, segment_size, blob, enc_cuts, dec_cuts)
+
+
 # ----------------------------------------------------------------- random nonces and IVs
 
 
