@@ -1189,7 +1189,7 @@ static PyTypeObject CounterStream_Type = {
 
 /* ------------------------------------------------------------------ CFB segments */
 
-/* cfb_segments_decrypt(context, window, segment, skip, data) -> bytes
+/* cfb_segments_decrypt(context, window, segment, skip, data[, out]) -> bytes, or len(data)
 
    CFB decryption with segments of any size, batched: every segment's shift
    register is a block-sized slice of IV || ciphertext, all known before
@@ -1200,14 +1200,16 @@ static PyTypeObject CounterStream_Type = {
    segment size in bytes (1 .. the block size). Segment i's register is
    window[i*segment : i*segment + block_size], the block size being
    len(window) - skip - len(data); byte j of data is XORed with byte
-   (skip + j) % segment of its segment's key stream block. */
+   (skip + j) % segment of its segment's key stream block. Given out (a
+   writable buffer of at least len(data) bytes), the result is written there
+   and its length returned, as update_into() does. */
 #define CFB_CHUNK_SEGMENTS 512
 
 static PyObject *
 cfb_segments_decrypt(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 5) {
-        PyErr_SetString(PyExc_TypeError, "cfb_segments_decrypt() takes 5 arguments");
+    if (nargs != 5 && nargs != 6) {
+        PyErr_SetString(PyExc_TypeError, "cfb_segments_decrypt() takes 5 or 6 arguments");
         return NULL;
     }
     PyObject *context = args[0];
@@ -1225,17 +1227,33 @@ cfb_segments_decrypt(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         return NULL;
     }
     PyObject *out = NULL, *registers = NULL, *stream = NULL;
+    Py_buffer target = {0};
+    int into = nargs == 6;  /* the result written into args[5] (update_into) */
+    if (into && PyObject_GetBuffer(args[5], &target, PyBUF_WRITABLE) < 0) {
+        into = 0;
+        goto done;
+    }
     Py_ssize_t bs = window.len - skip - data.len;
     if (segment < 1 || skip < 0 || skip >= segment || bs < segment || bs > COUNTER_MAX_BLOCK) {
         PyErr_SetString(PyExc_ValueError, "cfb_segments_decrypt(): no window of that shape");
         goto done;
     }
-    out = PyBytes_FromStringAndSize(NULL, data.len);
-    if (out == NULL) {
+    if (into && target.len < data.len) {
+        PyErr_SetString(PyExc_ValueError, "cfb_segments_decrypt(): the output is too small");
         goto done;
     }
+    unsigned char *o;
+    if (into) {
+        o = target.buf;
+    }
+    else {
+        out = PyBytes_FromStringAndSize(NULL, data.len);
+        if (out == NULL) {
+            goto done;
+        }
+        o = (unsigned char *)PyBytes_AS_STRING(out);
+    }
     const unsigned char *w = window.buf, *in = data.buf;
-    unsigned char *o = (unsigned char *)PyBytes_AS_STRING(out);
     Py_ssize_t segments = (skip + data.len + segment - 1) / segment;
     Py_ssize_t chunk = segments < CFB_CHUNK_SEGMENTS ? segments : CFB_CHUNK_SEGMENTS;
     registers = PyByteArray_FromStringAndSize(NULL, chunk * bs);
@@ -1299,7 +1317,13 @@ cfb_segments_decrypt(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         }
     }
     memset(PyByteArray_AS_STRING(stream), 0, PyByteArray_GET_SIZE(stream));
+    if (into) {
+        out = PyLong_FromSsize_t(data.len);
+    }
 done:
+    if (into) {
+        PyBuffer_Release(&target);
+    }
     Py_XDECREF(registers);
     Py_XDECREF(stream);
     PyBuffer_Release(&data);

@@ -142,12 +142,15 @@ class _CounterStream:
         return mixed.to_bytes(length, "big")
 
 
-def _cfb_segments_decrypt(context: Any, window: bytes, segment: int, skip: int, data: Any) -> bytes:
+def _cfb_segments_decrypt(
+    context: Any, window: bytes, segment: int, skip: int, data: Any, out: Any = None
+) -> bytes | int:
     """CFB decryption with any segment size, batched (see the C function).
 
     ``window`` is IV || ciphertext from the start of the segment holding
     ``data[0]``, ``skip`` that byte's offset in its segment: every segment's
     shift register is a block of ``window``, so one ECB call encrypts them all.
+    Given ``out``, the result is written there and its length returned.
     """
     data = bytes(data)
     size = len(window) - skip - len(data)
@@ -155,10 +158,14 @@ def _cfb_segments_decrypt(context: Any, window: bytes, segment: int, skip: int, 
     registers = b"".join([window[i * segment : i * segment + size] for i in range(segments)])
     stream = context.update(registers)
     pad = b"".join([stream[i * size : i * size + segment] for i in range(segments)])[skip:]
-    if not data:
-        return b""
-    mixed = int.from_bytes(data, "big") ^ int.from_bytes(pad[: len(data)], "big")
-    return mixed.to_bytes(len(data), "big")
+    result = b""
+    if data:
+        mixed = int.from_bytes(data, "big") ^ int.from_bytes(pad[: len(data)], "big")
+        result = mixed.to_bytes(len(data), "big")
+    if out is None:
+        return result
+    memoryview(out).cast("B")[: len(result)] = result
+    return len(result)
 
 
 class _HashCore:

@@ -372,20 +372,21 @@ class SegmentsDecryptor:
         self._position = 0
 
     def update(self, data: Any) -> bytes:
+        return self._decrypt(data)
+
+    def update_into(self, data: Any, buffer: Any) -> int:
+        return self._decrypt(data, buffer)
+
+    def _decrypt(self, data: Any, *into: Any) -> Any:
         segment, history = self._segment, self._history
         skip = self._position % segment
         window = history + data
-        result = cfb_segments_decrypt(self._context, window, segment, skip, data)
+        result = cfb_segments_decrypt(self._context, window, segment, skip, data, *into)
         self._position += len(data)
         # from the start of the (new) current segment: a block and its offset in it
         block_size = len(history) - skip
         self._history = window[len(window) - block_size - self._position % segment :]
         return result
-
-    def update_into(self, data: Any, buffer: Any) -> int:
-        result = self.update(data)
-        memoryview(buffer).cast("B")[: len(result)] = result
-        return len(result)
 
 
 @named_as("OfbMode")
