@@ -269,7 +269,7 @@ def aes_secret_paths(pkg: str, s: type[Secrets]) -> list[BaseException]:
         "ctr": (AES.MODE_CTR, {"nonce": s.nonce[:8]}),
         "cfb8": (AES.MODE_CFB, {"iv": s.iv}),
         "cfb128": (AES.MODE_CFB, {"iv": s.iv, "segment_size": 128}),
-        "cfb32": (AES.MODE_CFB, {"iv": s.iv, "segment_size": 32}),  # native by design
+        "cfb32": (AES.MODE_CFB, {"iv": s.iv, "segment_size": 32}),  # decryption only served
         "ofb": (AES.MODE_OFB, {"iv": s.iv}),
     }
     for key in (s.key16, s.key24, s.key32):

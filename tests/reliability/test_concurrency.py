@@ -167,11 +167,16 @@ def _big_call_objects(pkg: str) -> dict:
     AES = importlib.import_module(pkg + ".Cipher.AES")
     ChaCha20 = importlib.import_module(pkg + ".Cipher.ChaCha20")
     ChaCha20_Poly1305 = importlib.import_module(pkg + ".Cipher.ChaCha20_Poly1305")
+    Counter = importlib.import_module(pkg + ".Util.Counter")
     key, iv = bytes(range(16)), bytes(range(16, 32))
     return {
         "ecb": lambda: AES.new(key, AES.MODE_ECB),
         "cbc": lambda: AES.new(key, AES.MODE_CBC, iv=iv),
         "ctr": lambda: AES.new(key, AES.MODE_CTR, nonce=iv[:8]),
+        # counter blocks through ECB (speedups.CounterStream)
+        "ctr little-endian": lambda: AES.new(
+            key, AES.MODE_CTR, counter=Counter.new(128, initial_value=1, little_endian=True)
+        ),
         "cfb128": lambda: AES.new(key, AES.MODE_CFB, iv=iv, segment_size=128),
         "ofb": lambda: AES.new(key, AES.MODE_OFB, iv=iv),
         "gcm": lambda: AES.new(key, AES.MODE_GCM, nonce=iv[:12]),
