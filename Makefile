@@ -68,7 +68,7 @@ $(VENV)/.installed-test: $(VENV)/pyvenv.cfg $(AGENT_SOURCES)
 
 # The other libraries the agent patches, pinned in requirements/: the
 # bench has rows for them (agent/accel_agent/bench/families/python_ecdsa.py, ...).
-LIBRARY_PINS := $(wildcard requirements/python-*.txt requirements/pyaes*.txt requirements/starkbank-ecdsa.txt)
+LIBRARY_PINS := $(wildcard requirements/python-*.txt requirements/pyaes*.txt requirements/pyDes.txt requirements/starkbank-ecdsa.txt)
 
 $(VENV)/.installed-libraries: $(VENV)/pyvenv.cfg $(LIBRARY_PINS)
 	$(if $(LIBRARY_PINS),$(PIP) install -q $(foreach pin,$(LIBRARY_PINS),-r $(pin)))
@@ -87,7 +87,7 @@ run: $(VENV)/.installed-run
 
 # pytest exits 5 when it collected nothing: an empty suite must never pass.
 test: $(VENV)/.installed-test
-	@rc=0; $(PY) -m pytest -q -n auto -m "not suite and not engines" $(PYTEST_ARGS) || rc=$$?; \
+	@rc=0; $(PY) -m pytest -q -n auto --dist loadgroup -m "not suite and not engines" $(PYTEST_ARGS) || rc=$$?; \
 	if [ $$rc -eq 5 ]; then \
 		echo "make test: pytest collected no tests; an empty suite is a failure" >&2; \
 	fi; \

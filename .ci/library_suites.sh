@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The own test suites of the other libraries the agent patches (python-rsa,
-# python-ecdsa, pyaes), natively and under the agent.
+# python-ecdsa, pyaes, pyDes...), natively and under the agent.
 #
 # Each library has one script in .ci/library-suites/NAME.sh; it builds what it
 # needs (a venv, the pinned library and its tests from requirements/NAME*.txt),

@@ -242,3 +242,21 @@ def pytest_report_header(config) -> str:
         os.path.dirname(helpers.agent_source_dir()),
     )
 
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_collection_modifyitems(config, items):
+    """Put the ``slow`` tests (inputs of 2**31 bytes) in one xdist group.
+
+    ``make test`` runs ``--dist loadgroup``: one worker runs that group, the
+    largest unit, so first, one test after another, while the other worker
+    takes the rest. Two of these tests at once, one per worker, each ran two
+    to three times slower (they stream gigabytes through memory), and
+    together they need twice the memory. A wrapper, so the mark is there
+    before xdist's own hook reads it.
+    """
+    if config.pluginmanager.hasplugin("xdist"):  # the mark is xdist's (not under -p no:xdist)
+        for item in items:
+            if item.get_closest_marker("slow") is not None:
+                item.add_marker(pytest.mark.xdist_group("gigabyte-inputs"))
+    return (yield)

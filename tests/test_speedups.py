@@ -177,6 +177,75 @@ def test_stream_update_matches_update(size, mode):
         assert result == speedups._stream_update(python_context, chunk)
 
 
+class _ReenteringEcb:
+    """An ECB context that fails once, or calls back into the stream it serves, then works."""
+
+    def __init__(self, key: bytes, behaviour: str) -> None:
+        from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
+
+        self._real = Cipher(algorithms.AES(key), modes.ECB()).encryptor()
+        self.behaviour = behaviour
+        self.stream = None
+        self.inner = None
+
+    def _misbehave(self) -> None:
+        behaviour, self.behaviour = self.behaviour, None
+        if behaviour == "raise":
+            raise ValueError("from the context")
+        if behaviour == "reenter":
+            try:
+                self.stream.update(bytes(3))
+            except RuntimeError as exc:
+                self.inner = exc
+
+    def update(self, data):
+        self._misbehave()
+        return self._real.update(data)
+
+    def update_into(self, data, buf):
+        self._misbehave()
+        return self._real.update_into(data, buf)
+
+
+def _counter_stream_classes() -> list:
+    return [speedups._CounterStream] + ([speedups.CounterStream] if speedups.COMPILED else [])
+
+
+@pytest.mark.parametrize("stream_class", _counter_stream_classes(), ids=lambda c: c.__module__)
+@pytest.mark.parametrize("size", [5, 100, 8192, 20000])
+def test_counter_stream_is_unchanged_by_a_failed_call_and_refuses_a_second_caller(
+    stream_class, size
+):
+    """A context's error leaves the key stream where it was; a caller from inside is refused.
+
+    The refusal is pyca/cryptography's own for a busy context ("Already
+    borrowed"), which the targets wait on (providers/contexts.py).
+    """
+    key, block = os.urandom(16), os.urandom(16)
+    reference = stream_class(_ReenteringEcb(key, None), block, 4, 8, True)
+    failing = stream_class(_ReenteringEcb(key, "raise"), block, 4, 8, True)
+    data = os.urandom(size)
+    with pytest.raises(ValueError, match="from the context"):
+        failing.update(data)
+    assert failing.update(data) == reference.update(data)
+    context = _ReenteringEcb(key, "reenter")
+    reentered = stream_class(context, block, 4, 8, True)
+    context.stream = reentered
+    fresh = stream_class(_ReenteringEcb(key, None), block, 4, 8, True)
+    assert reentered.update(data) == fresh.update(data)
+    assert type(context.inner) is RuntimeError and "borrowed" in str(context.inner)
+
+
+@needs_compiled
+@pytest.mark.parametrize(
+    "block, offset, counter_len",
+    [(b"", 0, 1), (bytes(33), 0, 1), (bytes(16), 0, 0), (bytes(16), 10, 7), (bytes(16), -1, 2)],
+)
+def test_counter_stream_refuses_a_counter_outside_its_block(block, offset, counter_len):
+    with pytest.raises(ValueError, match="no counter field"):
+        speedups.CounterStream(object(), block, offset, counter_len, False)
+
+
 class _FakeContext:
     """A streaming context whose update_into misbehaves in a chosen way."""
 

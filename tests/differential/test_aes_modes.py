@@ -28,7 +28,7 @@ from aead_tampering import (
 from hypothesis import given
 from hypothesis import strategies as st
 
-from accel_agent import catalog, patching
+from accel_agent import catalog, patching, speedups
 from transparency_helpers import (
     RAISED,
     Recorder,
@@ -820,7 +820,7 @@ def test_ctr_counter_end(aes, key, near, extra, chunk, method):
 # ----------------------------------------------------------------- CFB segment sizes
 
 
-def cfb_segments(rec, aes, key, iv, segment_size, blob, enc_cuts):
+def cfb_segments(rec, aes, key, iv, segment_size, blob, enc_cuts, dec_cuts=()):
     enc = rec.call("new", aes.new, key, aes.MODE_CFB, iv=iv, segment_size=segment_size)
     if enc is RAISED:
         return
@@ -829,9 +829,16 @@ def cfb_segments(rec, aes, key, iv, segment_size, blob, enc_cuts):
     ciphertext = b"".join(p for p in pieces if isinstance(p, bytes))
     dec = aes.new(key, aes.MODE_CFB, iv=iv, segment_size=segment_size)
     rec.call("decrypt", dec.decrypt, ciphertext)
+    split = aes.new(key, aes.MODE_CFB, iv=iv, segment_size=segment_size)
+    for piece in ds.split(ciphertext, list(dec_cuts)):
+        rec.call("decrypt piece", split.decrypt, piece)
+    # a twin taking over mid-segment (a str is native's TypeError) and going on
+    rec.call("decrypt str", split.decrypt, "text")
+    rec.call("decrypt after", split.decrypt, bytes(21))
+    rec.call("encrypt after", split.encrypt, bytes(3))
 
 
-@pytest.mark.native_only("aes-cfb")
+@(pytest.mark.accelerates if speedups.CFB_SEGMENTS_SERVED else pytest.mark.native_only)("aes-cfb")
 @with_flavours
 @ds.DIFF_SETTINGS
 @given(
@@ -845,9 +852,33 @@ def cfb_segments(rec, aes, key, iv, segment_size, blob, enc_cuts):
     inputs=st.data(),
 )
 def test_cfb_other_segment_sizes(aes, key, iv, segment_size, inputs):
-    """Segments OpenSSL lacks (16..120 bits) and invalid ones stay native and behave as native."""
+    """Segments OpenSSL lacks (16..120 bits: decryption over ECB) and invalid ones, as native.
+
+    Encryption with those segments stays native (serial by nature), and so
+    do invalid sizes; without the compiled path their decryption does too.
+    """
     blob = inputs.draw(ds.data(max_size=4096))
-    both(cfb_segments, aes, key, iv, segment_size, blob, inputs.draw(ds.cuts(len(blob))))
+    enc_cuts, dec_cuts = inputs.draw(ds.cuts(len(blob))), inputs.draw(ds.cuts(len(blob)))
+    both(cfb_segments, aes, key, iv, segment_size, blob, enc_cuts, dec_cuts)
+
+
+@(pytest.mark.accelerates if speedups.CFB_SEGMENTS_SERVED else pytest.mark.native_only)("aes-cfb")
+@with_flavours
+@ds.scaled(0.1)
+@given(
+    key=ds.keys,
+    iv=ivs,
+    segment_size=st.integers(2, 15).map(lambda n: 8 * n),
+    size=st.integers(64 * 1024 - 40, 200 * 1024),
+    seed=ds.seeds,
+    inputs=st.data(),
+)
+def test_cfb_other_segment_sizes_long_calls(aes, key, iv, segment_size, size, seed, inputs):
+    """Calls from 64 KiB (streamed without a copy of the result) with those segment sizes."""
+    blob = ds.make_bytes(size, seed)
+    enc_cuts = inputs.draw(ds.cuts(size, max_pieces=3))
+    dec_cuts = inputs.draw(ds.cuts(size, max_pieces=3))
+    both(cfb_segments, aes, key, iv, segment_size, blob, enc_cuts, dec_cuts)
 
 
 # ----------------------------------------------------------------- random nonces and IVs

@@ -11,6 +11,7 @@ across: what the agent signs, native code verifies, and the other way round.
 
 from __future__ import annotations
 
+import contextlib
 import pickle
 import random
 from functools import cache
@@ -332,3 +333,23 @@ def new_scenario(rec, dss, key_name, args):
 def test_new_schemes_hold_what_native_holds(flavour, key_name, args):
     dss = import_from(flavour, "Signature.DSS")
     both(new_scenario, dss, key_name, args)
+
+
+@with_flavours
+def test_replaced_domain_components_are_read_again(flavour):
+    """The key's q and size of p, kept with the key after its first scheme, follow a new q."""
+    dsa = import_from(flavour, "PublicKey.DSA")
+    dss = import_from(flavour, "Signature.DSS")
+    _accelerated_or_skip("dsa")
+    big, small = dsa_keys(flavour)["dsa-2048-256"], dsa_keys(flavour)["dsa-1024-160"]
+    outcomes = []
+    for run in (contextlib.nullcontext, natively):
+        with run():
+            key = dsa.construct([int(getattr(big, name)) for name in "ygpqx"])
+            digest = hash_object(flavour, ("SHA256", {}), b"m")
+            assert len(dss.new(key, "fips-186-3").sign(digest)) == 64
+            key._key["q"] = small._key["q"]  # (2048, 160): not a FIPS 186-3 pair
+            with pytest.raises(ValueError) as raised:
+                dss.new(key, "fips-186-3")
+            outcomes.append(str(raised.value))
+    assert outcomes[0] == outcomes[1]

@@ -50,14 +50,23 @@ class Secrets:
         }
 
 
+# Calls per thread on a shared object. A cipher or hash call costs microseconds,
+# so 150 calls from each of 16 threads keep them overlapping for long. A
+# public-key call costs a millisecond or more natively (the reference runs all
+# of them natively too): 25 calls per thread already overlap, at a sixth of the time.
+CALLS_PER_THREAD = 150
+PUBLIC_KEY_CALLS_PER_THREAD = 25
+
+
 class SharedCase:
     """One object many threads call at once: ``step`` per call, ``finish`` at the end."""
 
-    def __init__(self, label: str, make, step, finish=None) -> None:
+    def __init__(self, label: str, make, step, finish=None, calls: int = CALLS_PER_THREAD) -> None:
         self.label = label
         self.make = make  # () -> a fresh object
         self.step = step  # (object) -> bytes or None: the call threads repeat
         self.finish = finish or (lambda obj: b"")  # (object) -> bytes, after every thread
+        self.calls = calls  # how many times each thread calls ``step``
 
     def __repr__(self) -> str:
         return self.label
@@ -260,7 +269,7 @@ def aes_secret_paths(pkg: str, s: type[Secrets]) -> list[BaseException]:
         "ctr": (AES.MODE_CTR, {"nonce": s.nonce[:8]}),
         "cfb8": (AES.MODE_CFB, {"iv": s.iv}),
         "cfb128": (AES.MODE_CFB, {"iv": s.iv, "segment_size": 128}),
-        "cfb32": (AES.MODE_CFB, {"iv": s.iv, "segment_size": 32}),  # native by design
+        "cfb32": (AES.MODE_CFB, {"iv": s.iv, "segment_size": 32}),  # decryption only served
         "ofb": (AES.MODE_OFB, {"iv": s.iv}),
     }
     for key in (s.key16, s.key24, s.key32):
@@ -828,11 +837,17 @@ def rsa_shared(pkg: str) -> list[SharedCase]:
     pkcs1_15 = _pk(pkg, "Signature.pkcs1_15")
     signature = pkcs1_15.new(key).sign(digest)
     return [
-        SharedCase("pkcs1_15-sign", lambda: pkcs1_15.new(key), lambda s: s.sign(digest)),
+        SharedCase(
+            "pkcs1_15-sign",
+            lambda: pkcs1_15.new(key),
+            lambda s: s.sign(digest),
+            calls=PUBLIC_KEY_CALLS_PER_THREAD,
+        ),
         SharedCase(
             "pkcs1_15-verify",
             lambda: pkcs1_15.new(key.public_key()),
             lambda s: outcome(s.verify, digest, signature),
+            calls=PUBLIC_KEY_CALLS_PER_THREAD,
         ),
     ]
 
@@ -921,9 +936,17 @@ def ecc_shared(pkg: str) -> list[SharedCase]:
     ed_key = _ecc_key(pkg, "Ed25519")
     return [
         SharedCase(
-            "dss-rfc6979", lambda: dss.new(key, "deterministic-rfc6979"), lambda s: s.sign(digest)
+            "dss-rfc6979",
+            lambda: dss.new(key, "deterministic-rfc6979"),
+            lambda s: s.sign(digest),
+            calls=PUBLIC_KEY_CALLS_PER_THREAD,
         ),
-        SharedCase("ed25519", lambda: eddsa.new(ed_key, "rfc8032"), lambda s: s.sign(b"shared")),
+        SharedCase(
+            "ed25519",
+            lambda: eddsa.new(ed_key, "rfc8032"),
+            lambda s: s.sign(b"shared"),
+            calls=PUBLIC_KEY_CALLS_PER_THREAD,
+        ),
     ]
 
 
@@ -1003,9 +1026,17 @@ def python_rsa_shared(pkg: str) -> list[SharedCase]:
     # too: above the 496 bits the agent needs) takes about a second.
     _small_public, small = rsa.newkeys(512)
     return [
-        SharedCase("sign", lambda: small, lambda key: rsa.sign(b"shared", key, "SHA-256")),
         SharedCase(
-            "verify", lambda: public, lambda key: rsa.verify(b"shared", signature, key).encode()
+            "sign",
+            lambda: small,
+            lambda key: rsa.sign(b"shared", key, "SHA-256"),
+            calls=PUBLIC_KEY_CALLS_PER_THREAD,
+        ),
+        SharedCase(
+            "verify",
+            lambda: public,
+            lambda key: rsa.verify(b"shared", signature, key).encode(),
+            calls=PUBLIC_KEY_CALLS_PER_THREAD,
         ),
     ]
 
@@ -1064,7 +1095,14 @@ def python_ecdsa_workload(pkg: str) -> dict[str, bytes]:
 def python_ecdsa_shared(pkg: str) -> list[SharedCase]:
     _ecdsa, keys = _python_ecdsa_keys()
     key = keys["NIST256p"]
-    return [SharedCase("sign_deterministic", lambda: key, lambda k: k.sign_deterministic(b"s"))]
+    return [
+        SharedCase(
+            "sign_deterministic",
+            lambda: key,
+            lambda k: k.sign_deterministic(b"s"),
+            calls=PUBLIC_KEY_CALLS_PER_THREAD,
+        )
+    ]
 
 
 def python_ecdsa_secret_paths(pkg: str, s: type[Secrets]) -> list[BaseException]:
@@ -1127,11 +1165,17 @@ def dsa_shared(pkg: str) -> list[SharedCase]:
     verifier = dss.new(key.public_key(), "fips-186-3")
     signer = dss.new(key, "fips-186-3")
     return [
-        SharedCase("verify", lambda: verifier, lambda v: outcome(v.verify, digest, signature)),
+        SharedCase(
+            "verify",
+            lambda: verifier,
+            lambda v: outcome(v.verify, digest, signature),
+            calls=PUBLIC_KEY_CALLS_PER_THREAD,
+        ),
         SharedCase(
             "sign then verify",
             lambda: signer,
             lambda scheme: outcome(verifier.verify, digest, scheme.sign(digest)),
+            calls=PUBLIC_KEY_CALLS_PER_THREAD,
         ),
     ]
 
@@ -1208,8 +1252,8 @@ def starkbank_ecdsa_shared(pkg: str) -> list[SharedCase]:
         )
 
     return [
-        SharedCase("verify", lambda: public, verify),
-        SharedCase("sign", lambda: key, sign_then_verify),
+        SharedCase("verify", lambda: public, verify, calls=PUBLIC_KEY_CALLS_PER_THREAD),
+        SharedCase("sign", lambda: key, sign_then_verify, calls=PUBLIC_KEY_CALLS_PER_THREAD),
     ]
 
 

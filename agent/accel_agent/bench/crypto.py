@@ -146,7 +146,7 @@ def machine_facts() -> dict[str, object]:
 
 
 # Other libraries the agent patches that have benchmark families (distribution names).
-OTHER_LIBRARIES = ("ecdsa", "pyaes", "rsa")
+OTHER_LIBRARIES = ("ecdsa", "pyaes", "pyDes", "rsa")
 
 
 def other_library_versions() -> dict[str, str]:

@@ -130,6 +130,7 @@ TARGETS: dict[str, tuple[Goal, ...]] = {
         Goal("p256 verify", MESSAGE, min_speedup=10.0),
     ),
     "pyaes": (Goal("ctr", KIB, min_speedup=50.0),),
+    "pydes": (Goal("3des cbc new object", KIB, min_speedup=1000.0),),
     "python_rsa": (
         Goal("rsa2048 sign", MESSAGE, min_speedup=30.0),
         Goal("rsa2048 verify", MESSAGE, min_speedup=3.0),

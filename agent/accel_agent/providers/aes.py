@@ -15,7 +15,12 @@ from accel_agent.providers.block_ciphers import (
     cryptography_ciphers,
     mode_class,
 )
-from accel_agent.providers.block_modes import CfbProvider, ModeProvider, context_makers
+from accel_agent.providers.block_modes import (
+    CfbProvider,
+    CtrProvider,
+    ModeProvider,
+    context_makers,
+)
 
 # pyca/cryptography accepts GCM nonces of 8..128 bytes (OpenSSL's own limits
 # are wider); pycryptodome accepts any non-empty length: the rest stay native.
@@ -63,9 +68,9 @@ def cbc_provider() -> ModeProvider:
     return ModeProvider(AES, "CBC")
 
 
-def ctr_provider() -> ModeProvider:
-    """CTR over a full 16-byte counter block (OpenSSL increments all 128 bits)."""
-    return ModeProvider(AES, "CTR")
+def ctr_provider() -> CtrProvider:
+    """CTR: OpenSSL's for a 16-byte counter block, ECB for counter blocks laid out otherwise."""
+    return CtrProvider(AES)
 
 
 def ofb_provider() -> ModeProvider:

@@ -104,6 +104,11 @@ class EaxStream:
         self._payload = keyed
         self._ctr = provider.ctr(key, self._n)
 
+    @property
+    def initial_counter(self) -> bytes:
+        """The first counter block of the payload's CTR (the nonce's OMAC)."""
+        return self._n
+
     def authenticate(self, header: bytes) -> None:
         self._header.update(header)
 

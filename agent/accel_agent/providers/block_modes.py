@@ -79,7 +79,7 @@ class ModeProvider:
 
 
 class CfbProvider:
-    """CFB with the two segment sizes OpenSSL has: 8 bits and the cipher's block."""
+    """CFB: OpenSSL's two segment sizes (8 bits, the block); ECB for the registers of others."""
 
     name = "openssl"
 
@@ -90,9 +90,32 @@ class CfbProvider:
         self.cipher = cipher
         self.primitive = cfb_block.primitive
         self._by_segment = dict(zip(cipher.cfb_segments, (cfb8, cfb_block)))
+        # Other segment sizes' decryption: the shift registers through ECB.
+        self._ecb = ModeProvider(cipher, "ECB")
+
+    def block_encryptor(self, key: bytes):
+        """An ECB encryption context of ``key`` (CFB decryption with other segment sizes)."""
+        return self._ecb.encryptor(key)
 
     def encryptor(self, key: bytes, iv: bytes, segment_size: int):
         return self._by_segment[segment_size].encryptor(key, iv)
 
     def decryptor(self, key: bytes, iv: bytes, segment_size: int):
         return self._by_segment[segment_size].decryptor(key, iv)
+
+
+class CtrProvider(ModeProvider):
+    """CTR: OpenSSL's contexts for a counter it follows, ECB contexts for the blocks of any other.
+
+    OpenSSL's CTR increments the whole block, big-endian; a counter laid out
+    otherwise is made block by block by the caller and encrypted by
+    :meth:`block_encryptor`'s context, of the same key cache.
+    """
+
+    def __init__(self, cipher: BlockCipher) -> None:
+        ModeProvider.__init__(self, cipher, "CTR")
+        self._ecb_mode = mode_class("ECB")
+
+    def block_encryptor(self, key: bytes):
+        """An ECB encryption context of ``key`` (CTR's key stream from counter blocks)."""
+        return self._encryption_context(self.algorithm(key), self._ecb_mode())

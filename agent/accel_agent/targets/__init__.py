@@ -82,3 +82,5 @@ HOOKS.update(
 )
 # starkbank-ecdsa: its Ecdsa class, in ellipticcurve.ecdsa.
 HOOKS["ellipticcurve.ecdsa"] = "accel_agent.targets.starkbank_ecdsa.signing:patch_ecdsa"
+# pyDes: its des and triple_des classes.
+HOOKS["pyDes"] = "accel_agent.targets.pydes.ciphers:patch"

@@ -64,6 +64,7 @@ FAMILIES = (
     "python_ecdsa",
     "starkbank_ecdsa",
     "pyaes",
+    "pydes",
     "python_rsa",
     "apps",
 )

@@ -12,12 +12,16 @@ without reuse.
 The direct column is what a pyca/cryptography user writes:
 ``AESGCM(key).encrypt(nonce, data, None)`` for GCM, and
 ``Cipher(algorithms.AES(key), modes.X(iv)).encryptor()`` then
-``update(data) + finalize()`` for the other modes.
+``update(data) + finalize()`` for the other modes. The ``ctr little-endian``,
+``ctr suffix`` and ``ctr near wrap`` rows have counters OpenSSL's CTR cannot
+follow, and so no direct column; nor do ``cfb64 dec`` and ``cfb16 dec``
+(CFB segment sizes OpenSSL lacks).
 """
 
 from __future__ import annotations
 
 from Crypto.Cipher import AES
+from Crypto.Util import Counter
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
@@ -109,6 +113,55 @@ def _ctr(size: int):
         return encryptor.update(data) + encryptor.finalize()
 
     return pycryptodome, direct
+
+
+def _ctr_counter(nbits: int, prefix: bytes, suffix: bytes, initial_value: int, little_endian: bool):
+    """CTR with a ``Counter.new`` OpenSSL's CTR cannot follow: no direct variant exists."""
+
+    def build(size: int):
+        data = random_bytes(size)
+        key = KEY_128
+        counter = Counter.new(
+            nbits,
+            prefix=prefix,
+            suffix=suffix,
+            initial_value=initial_value,
+            little_endian=little_endian,
+        )
+
+        def pycryptodome():
+            return AES.new(key, AES.MODE_CTR, counter=counter).encrypt(data)
+
+        return pycryptodome, None
+
+    return build
+
+
+def _ctr_near_wrap(size: int):
+    """A 4-byte big-endian field two blocks before its wrap (OpenSSL would carry into the nonce)."""
+    data = random_bytes(size)
+    key, nonce = KEY_128, random_bytes(12)
+
+    def pycryptodome():
+        return AES.new(key, AES.MODE_CTR, nonce=nonce, initial_value=2**32 - 2).encrypt(data)
+
+    return pycryptodome, None
+
+
+def _cfb_segments_dec(segment_size: int):
+    """CFB decryption with a segment size OpenSSL lacks: no direct variant exists."""
+
+    def build(size: int):
+        key, iv = KEY_128, IV
+        data = random_bytes(size - size % (segment_size // 8))
+        ciphertext = AES.new(key, AES.MODE_CFB, iv=iv, segment_size=segment_size).encrypt(data)
+
+        def pycryptodome():
+            return AES.new(key, AES.MODE_CFB, iv=iv, segment_size=segment_size).decrypt(ciphertext)
+
+        return pycryptodome, None
+
+    return build
 
 
 def _gcm_enc(key: bytes):
@@ -252,12 +305,18 @@ ROWS = (
     Row("cbc enc", "aes-cbc", _cbc_enc),
     Row("cbc dec", "aes-cbc", _cbc_dec),
     Row("ctr", "aes-ctr", _ctr),
+    # WinZip AES's counter (every zip tool that writes AES zips)
+    Row("ctr little-endian", "aes-ctr", _ctr_counter(128, b"", b"", 1, True)),
+    Row("ctr suffix", "aes-ctr", _ctr_counter(32, random_bytes(8), random_bytes(4), 0, False)),
+    Row("ctr near wrap", "aes-ctr", _ctr_near_wrap),
     Row("gcm enc", "aes-gcm", _gcm_enc(KEY_128)),
     Row("gcm dec", "aes-gcm", _gcm_dec),
     Row("gcm-256 enc", "aes-gcm", _gcm_enc(KEY_256)),
     Row("gcm key-copy enc", "aes-gcm", _gcm_enc_key_copies),
     Row("cfb128", "aes-cfb", _cfb(128)),
     Row("cfb8", "aes-cfb", _cfb(8)),
+    Row("cfb64 dec", "aes-cfb", _cfb_segments_dec(64)),
+    Row("cfb16 dec", "aes-cfb", _cfb_segments_dec(16)),
     Row("ofb", "aes-ofb", _ofb),
     Row("cbc stream", "aes-cbc", _stream("cbc"), sizes=(MIB,)),
     Row("ctr stream", "aes-ctr", _stream("ctr"), sizes=(MIB,)),

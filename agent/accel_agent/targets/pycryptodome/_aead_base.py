@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import os
 
-from accel_agent.targets.pycryptodome import _block_modes, _buffers
+from accel_agent.targets.pycryptodome import _aliased_output, _block_modes, _buffers
 from accel_agent.targets.pycryptodome._native_face import NativeFace
 from accel_agent.targets.pycryptodome._order_rules import (
     AFTER_VERIFY,
@@ -95,6 +95,11 @@ class AeadBase(NativeFace):
                 self._next = WITH_TWIN
             return self._twin
 
+    def _twin_for_copy(self) -> Any:
+        if self._twin is None and self._next is INITIAL:
+            return self._become_native()  # a copy before the first call (NativeFace.__copy__)
+        return None
+
     def _native_verdict(self, method: str, *args: Any, **kwargs: Any) -> Any:
         """Let a native object in the same order-rule state judge a call we cannot serve.
 
@@ -104,6 +109,19 @@ class AeadBase(NativeFace):
         judge = self._new_native()
         self._align_judge(judge, method)
         return getattr(judge, method)(*args, **kwargs)
+
+    def _judged_input(self, method: str, data: Any, output: Any) -> Any:
+        """Mid-message buffers the fast path does not take as given: what native reads of ``data``.
+
+        Buffers that are not plain are judged by native first, so a refusal
+        is native's own error; the judge writes into a stand-in for
+        ``output``, never into memory the input may share. None: ``data``
+        has no single-byte view (the caller serves its raw bytes).
+        """
+        if _buffers.shapes_servable(data, output):
+            return data
+        self._native_verdict(method, data, output=_buffers.stand_in(output))
+        return _aliased_output.byte_view(data)
 
     def _align_judge(self, judge: Any, method: str) -> None:
         """Bring a fresh native ``judge`` to this object's state before it judges ``method``."""

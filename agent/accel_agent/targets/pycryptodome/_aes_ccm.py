@@ -127,8 +127,11 @@ class CcmCipher(AeadBase):
             return self
         if self._next is not INITIAL:
             self._native_verdict(UPDATE, assoc_data)
-        if not _buffers.is_plain(assoc_data) or (
-            self._assoc_len is not None and self._aad_len + len(assoc_data) > self._assoc_len
+        if (
+            not _buffers.is_plain(assoc_data)
+            or (self._assoc_len is not None and self._aad_len + len(assoc_data) > self._assoc_len)
+            # More than OpenSSL's one-shot CCM takes: native serves the message.
+            or self._aad_len + len(assoc_data) > _buffers.ONE_CALL_MAX
         ):
             self._become_native().update(assoc_data)
             return self
@@ -181,6 +184,7 @@ class CcmCipher(AeadBase):
             and output is None
             and _buffers.is_plain(plaintext)
             and self._whole(plaintext)
+            and _buffers.fits_one_call(plaintext, self._aad, self._mac_len)
             and self._claim(AFTER_DIGEST)
         ):
             ciphertext, self._tag = self._seal(plaintext)

@@ -20,7 +20,7 @@ import sys
 from accel_agent import patching
 from accel_agent.constant_time import compare_digest
 from accel_agent.providers.block_ciphers import AES
-from accel_agent.targets.pycryptodome import _block_modes, _buffers, _order_rules
+from accel_agent.targets.pycryptodome import _aliased_output, _block_modes, _buffers, _order_rules
 from accel_agent.targets.pycryptodome._aead_base import AeadBase, nonce_argument
 from accel_agent.targets.pycryptodome._native_face import named_as
 
@@ -29,6 +29,8 @@ if TYPE_CHECKING:
     from typing import Any, Callable
 
 MODE_EAX = 9
+MODE_CTR = 6  # pycryptodome's, for the native CTR of aliased buffers
+ALIASED = object()  # _payload's answer when native's CTR loop served the call
 BLOCK_SIZE = AES.block_size  # the record's
 _OMAC_PREFIXES = tuple(bytes(BLOCK_SIZE - 1) + bytes((t,)) for t in range(3))
 
@@ -141,26 +143,55 @@ class EaxCipher(AeadBase):
     # -- encryption --------------------------------------------------------
 
     def _payload(self, method: str, data: Any, output: Any) -> Any:
-        """Check a payload call as native would: the bytes to process, or None for a twin."""
+        """Check a payload call as native would: the bytes to process, or None for a twin.
+
+        ``ALIASED`` when native's own CTR loop has served the call (an
+        ``output=`` overlapping the input elsewhere, mid-message).
+        """
         if method not in self._next:
             self._native_verdict(method, data, output=output)
         if not _buffers.servable(data, output):
             if self._next is INITIAL:
                 return None
             # Mid-message only an error can be left to native; if native
-            # accepts the buffer, serve the bytes its C code would read, read
-            # before the judge writes into an output= that shares their memory.
-            raw = _buffers.raw_bytes(data) if _buffers.is_plain(data) else None
+            # accepts the buffers, serve the bytes its C code would read.
             try:
-                self._native_verdict(method, data, output=output)
+                view = self._judged_input(method, data, output)
             except Exception:
                 if method == DECRYPT and _buffers.is_plain(data):
                     # Native MACs a ciphertext before it finds fault with output=.
                     (self._stream or self._open()).absorb(bytes(data))
                     self._msg_len += len(data)
                 raise
-            return raw if raw is not None else _buffers.raw_bytes(data)
+            if view is not None and _aliased_output.aliased(view, output):
+                self._serve_aliased(method, view, output)
+                return ALIASED
+            return _buffers.raw_bytes(data)
         return data
+
+    def _serve_aliased(self, method: str, data: Any, output: Any) -> None:
+        """Native's CTR loop writes ``output``; the OMAC of the ciphertext sees what native's does.
+
+        Native MACs the output after its loop when encrypting, the input
+        before it when decrypting (_aliased_output).
+        """
+        self._next = AFTER_ENCRYPT if method == ENCRYPT else AFTER_DECRYPT
+        stream = self._stream or self._open()
+        serve = _aliased_output.encrypt if method == ENCRYPT else _aliased_output.decrypt
+        read = serve(self._native_ctr, data, output)
+        getattr(stream, method)(read)
+        self._msg_len += len(read)
+        self._backing.slot.calls += 1
+
+    def _native_ctr(self, method: str) -> Any:
+        """pycryptodome's CTR object as native's EaxMode holds it at this point of the message."""
+        position = self._msg_len
+        start = _aliased_output.aligned_start(position)
+        counter = int.from_bytes(self._stream.initial_counter, "big") + start // BLOCK_SIZE
+        ctr = self._backing.native_new(
+            self._key, MODE_CTR, nonce=b"", initial_value=counter % (1 << 128)
+        )
+        return _aliased_output.skip_to(ctr, start, position, method)
 
     def encrypt(self, plaintext: Any, output: Any = None) -> bytes | None:
         if self._twin is not None:
@@ -168,6 +199,8 @@ class EaxCipher(AeadBase):
         data = self._payload(ENCRYPT, plaintext, output)
         if data is None:
             return self._become_native().encrypt(plaintext, output=output)
+        if data is ALIASED:
+            return None
         self._next = AFTER_ENCRYPT
         stream = self._stream or self._open()
         self._msg_len += len(data)
@@ -206,6 +239,8 @@ class EaxCipher(AeadBase):
         data = self._payload(DECRYPT, ciphertext, output)
         if data is None:
             return self._become_native().decrypt(ciphertext, output=output)
+        if data is ALIASED:
+            return None
         self._next = AFTER_DECRYPT
         stream = self._stream or self._open()
         self._msg_len += len(data)

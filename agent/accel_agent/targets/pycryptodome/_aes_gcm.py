@@ -27,7 +27,7 @@ from accel_agent.constant_time import compare_digest
 from accel_agent.providers.block_ciphers import AES
 from accel_agent.providers.contexts import is_busy, when_free
 from accel_agent.speedups import STREAM_UPDATE_FROM, open_joined, seal_split, stream_update
-from accel_agent.targets.pycryptodome import _block_modes, _buffers, _order_rules
+from accel_agent.targets.pycryptodome import _aliased_output, _block_modes, _buffers, _order_rules
 from accel_agent.targets.pycryptodome._aead_base import AeadBase
 from accel_agent.targets.pycryptodome._native_face import named_as
 
@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 MODE_GCM = 11
+MODE_ECB, MODE_CTR = 1, 6  # pycryptodome's, for the native CTR of aliased buffers
 BLOCK_SIZE = AES.block_size  # the record's
 # Up to these sizes a whole message goes to the one-shot AESGCM call, above
 # them to a streaming context (which returns and takes ciphertext and tag
@@ -210,15 +211,13 @@ class GcmCipher(AeadBase):
             if self._next is INITIAL:
                 self._next = AFTER_ENCRYPT
                 return self._become_native().encrypt(plaintext, output=output)
-            distance = _buffers.overlap_distance(plaintext, output)
-            if distance >= BLOCK_SIZE and not self._too_long(len(plaintext)):
-                return self._encrypt_overlapping(plaintext, output, distance)
-            if distance >= 0 or self._too_long(len(plaintext)):
-                # Mid-message, only an error can be left to native; if native
-                # accepts the buffer, serve the bytes its C code would read.
-                self._native_verdict(ENCRYPT, plaintext, output=output)
-            # An output starting before the input: native reads each byte
-            # before it writes there, as computing the whole result does.
+            # Mid-message, only an error can be left to native; if native
+            # accepts the buffers, serve the bytes its C code would read.
+            view = self._judged_input(ENCRYPT, plaintext, output)
+            if self._too_long(len(plaintext)):
+                self._native_verdict(ENCRYPT, plaintext, output=_buffers.stand_in(output))
+            if view is not None and _aliased_output.aliased(view, output):
+                return self._encrypt_aliased(view, output)
             plaintext = _buffers.raw_bytes(plaintext)
         elif self._too_long(len(plaintext)):
             self._native_verdict(ENCRYPT, plaintext, output=output)  # pycryptodome 4.x raises here
@@ -233,25 +232,36 @@ class GcmCipher(AeadBase):
         except Exception as exc:  # noqa: BLE001 - only threads sharing the object get here
             return _buffers.deliver(self._contended(ENCRYPT, context, plaintext, exc), output)
 
-    def _encrypt_overlapping(self, plaintext: Any, output: Any, ahead: int) -> None:
-        """Mid-message, ``output`` overlaps ``plaintext`` ``ahead`` bytes further on.
+    def _encrypt_aliased(self, plaintext: Any, output: Any) -> None:
+        """Mid-message, ``output`` overlaps ``plaintext`` elsewhere: native's CTR loop writes it.
 
-        Native's CTR loop goes forward, reading input it wrote ``ahead`` bytes
-        earlier, then GHASHes what ended in ``output``: pieces of ``ahead``
-        bytes, each read after the previous one was written, are the same
-        computation when ``ahead`` is a block or more (checked against
-        pycryptodome for 16 to 64 bytes; closer than a block its loop's
-        granularity shows, and that case is a known gap). At the start of a
-        message a twin serves every overlap.
+        Native GHASHes what its loop left in ``output``; the context is fed
+        the plaintext that encrypts to exactly that (see _aliased_output).
         """
         self._next = AFTER_ENCRYPT
         context = self._context or self._open(ENCRYPT)
-        self._msg_count += len(plaintext)
+        read = _aliased_output.encrypt(self._native_ctr, plaintext, output)
+        self._msg_count += len(read)
         self._backing.slot.calls += 1
-        for start in range(0, len(plaintext), ahead):
-            piece = bytes(plaintext[start : start + ahead])
-            output[start : start + len(piece)] = when_free(context.update, piece)
+        when_free(context.update, read)
         return None
+
+    def _native_ctr(self, method: str) -> Any:
+        """pycryptodome's CTR object as native's GcmMode holds it at this point of the message."""
+        position = self._msg_count
+        start = _aliased_output.aligned_start(position)
+        if len(self.nonce) == 12:
+            first = self.nonce + b"\x00\x00\x00\x02"  # inc32(J0), J0 = nonce || 1
+        else:
+            # J0 comes from GHASH of the nonce: the first counter block is the
+            # AES decryption of the first key-stream block.
+            key_stream = self._provider.encryptor(self._key, self.nonce).update(bytes(BLOCK_SIZE))
+            first = self._backing.native_new(self._key, MODE_ECB).decrypt(key_stream)
+        counter = (int.from_bytes(first[12:], "big") + start // BLOCK_SIZE) & 0xFFFFFFFF
+        ctr = self._backing.native_new(
+            self._key, MODE_CTR, nonce=first[:12], initial_value=counter
+        )
+        return _aliased_output.skip_to(ctr, start, position, method)
 
     def digest(self) -> bytes:
         if self._twin is not None:
@@ -340,8 +350,12 @@ class GcmCipher(AeadBase):
                 self._next = AFTER_DECRYPT
                 return self._become_native().decrypt(ciphertext, output=output)
             # Mid-message, only an error can be left to native; if native
-            # accepts the buffer, serve the bytes its C code would read.
-            self._native_verdict(DECRYPT, ciphertext, output=output)
+            # accepts the buffers, serve the bytes its C code would read.
+            view = self._judged_input(DECRYPT, ciphertext, output)
+            if self._too_long(len(ciphertext)):
+                self._native_verdict(DECRYPT, ciphertext, output=_buffers.stand_in(output))
+            if view is not None and _aliased_output.aliased(view, output):
+                return self._decrypt_aliased(view, output)
             ciphertext = _buffers.raw_bytes(ciphertext)
         elif self._too_long(len(ciphertext)):
             self._native_verdict(DECRYPT, ciphertext, output=output)  # pycryptodome 4.x raises here
@@ -358,6 +372,19 @@ class GcmCipher(AeadBase):
         self._keep(plaintext)
         self._backing.slot.calls += 1
         return _buffers.deliver(plaintext, output)
+
+    def _decrypt_aliased(self, ciphertext: Any, output: Any) -> None:
+        """Mid-message, ``output`` overlaps ``ciphertext`` elsewhere: native's CTR loop writes it.
+
+        Native GHASHes the ciphertext before its loop overwrites any of it.
+        """
+        self._next = AFTER_DECRYPT
+        context = self._context or self._open(DECRYPT)
+        read = _aliased_output.decrypt(self._native_ctr, ciphertext, output)
+        self._msg_count += len(read)
+        self._keep(when_free(context.update, read))  # a later verify() rebuilds the tag from it
+        self._backing.slot.calls += 1
+        return None
 
     def verify(self, received_mac_tag: Any) -> None:
         if self._twin is not None:

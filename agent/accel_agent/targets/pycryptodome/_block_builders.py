@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 
 from accel_agent import registry
+from accel_agent.speedups import CFB_SEGMENTS_SERVED, COUNTER_BLOCKS_SERVED
 from accel_agent.targets.pycryptodome import _buffers
 from accel_agent.targets.pycryptodome._block_modes import (
     MODE_CBC,
@@ -21,6 +22,7 @@ from accel_agent.targets.pycryptodome._block_modes import (
     MODE_CTR,
     MODE_ECB,
     MODE_OFB,
+    CounterBlock,
     classes_for,
 )
 
@@ -155,7 +157,7 @@ class IvBuilder(ModeBuilder):
 
 
 class CfbBuilder(ModeBuilder):
-    """CFB with a segment size OpenSSL has (8 bits or the block)."""
+    """CFB: segments of 8 bits or the block (OpenSSL's), or any whole bytes between (decryption)."""
 
     __slots__ = ("_segments",)
 
@@ -165,7 +167,13 @@ class CfbBuilder(ModeBuilder):
 
     def build(self, key: bytes, args: tuple, kwargs: dict) -> Any:
         segment_size = kwargs.get("segment_size", 8)
-        if type(segment_size) is not int or segment_size not in self._segments:
+        if type(segment_size) is not int:
+            return None
+        if segment_size not in self._segments and not (
+            CFB_SEGMENTS_SERVED
+            and not segment_size % 8
+            and 8 < segment_size < 8 * self.block_size
+        ):
             return None
         iv = self.iv_argument(args, kwargs, self._iv_keywords | {"segment_size"})
         provider = iv and self.provider()
@@ -173,7 +181,7 @@ class CfbBuilder(ModeBuilder):
 
 
 class CtrBuilder(ModeBuilder):
-    """CTR whose counter OpenSSL can follow: big-endian, no suffix, the whole block."""
+    """CTR with ``nonce``/``initial_value`` or any valid ``Counter`` dict (see ``CtrCipher``)."""
 
     __slots__ = ("_keywords",)
 
@@ -188,16 +196,16 @@ class CtrBuilder(ModeBuilder):
         if counter is not None:
             if "nonce" in kwargs or "initial_value" in kwargs:
                 return None
-            start = self.counter_object(counter)
+            block = self.counter_object(counter)
         else:
-            start = self.nonce_and_initial_value(
+            block = self.nonce_and_initial_value(
                 kwargs.get("nonce"), kwargs.get("initial_value", 0)
             )
-        provider = start and self.provider()
-        return provider and self.cls(self.backing, provider, key, start[0], start[1])
+        provider = block and self.provider()
+        return provider and self.cls(self.backing, provider, key, block)
 
-    def nonce_and_initial_value(self, nonce: Any, initial_value: Any) -> tuple[bytes, int] | None:
-        """``nonce`` + ``initial_value`` as (prefix, counter start), when plain and valid."""
+    def nonce_and_initial_value(self, nonce: Any, initial_value: Any) -> CounterBlock | None:
+        """``nonce`` + ``initial_value`` as a counter block, when plain and valid."""
         block_size = self.block_size
         if nonce is None:
             nonce = os.urandom(block_size // 2)
@@ -207,13 +215,19 @@ class CtrBuilder(ModeBuilder):
         if type(initial_value) is int:
             if not 0 <= initial_value < 1 << (8 * counter_len):
                 return None
-            return bytes(nonce), initial_value
+            return CounterBlock(bytes(nonce), counter_len, start=initial_value)
         if _buffers.is_plain(initial_value) and len(initial_value) == counter_len:
-            return bytes(nonce), int.from_bytes(initial_value, "big")
+            start = int.from_bytes(initial_value, "big")
+            return CounterBlock(bytes(nonce), counter_len, start=start)
         return None
 
-    def counter_object(self, counter: Any) -> tuple[bytes, int] | None:
-        """A ``Crypto.Util.Counter`` (a dict) OpenSSL can follow: big-endian, no suffix."""
+    def counter_object(self, counter: Any) -> CounterBlock | None:
+        """A ``Crypto.Util.Counter`` (a dict) of plain values that fill one block.
+
+        A counter OpenSSL's CTR cannot follow (little-endian, a suffix) is
+        served only where counter blocks are cheaper than native
+        (``speedups.COUNTER_BLOCKS_SERVED``).
+        """
         if type(counter) is not dict:
             return None
         try:
@@ -223,17 +237,20 @@ class CtrBuilder(ModeBuilder):
         except KeyError:
             return None
         if (
-            little_endian
+            type(little_endian) is not bool
             or type(prefix) is not bytes
-            or suffix != b""
+            or type(suffix) is not bytes
             or type(counter_len) is not int
             or counter_len < 1
             or type(initial_value) is not int
-            or len(prefix) + counter_len != self.block_size
+            or len(prefix) + counter_len + len(suffix) != self.block_size
             or not 0 <= initial_value < 1 << (8 * counter_len)
         ):
             return None
-        return prefix, initial_value
+        block = CounterBlock(prefix, counter_len, suffix, initial_value, little_endian, True)
+        if not block.openssl_follows and not COUNTER_BLOCKS_SERVED:
+            return None
+        return block
 
 
 # pycryptodome's mode constant -> (primitive suffix, OpenSSL's mode it needs, builder)

@@ -21,7 +21,13 @@ import sys
 from accel_agent import forksafe
 from accel_agent.providers.block_ciphers import BlockCipher
 from accel_agent.providers.contexts import is_busy, when_free
-from accel_agent.speedups import STREAM_UPDATE_FROM, stream_update
+from accel_agent.speedups import (
+    COUNTER_BLOCKS_SERVED,
+    STREAM_UPDATE_FROM,
+    CounterStream,
+    cfb_segments_decrypt,
+    stream_update,
+)
 from accel_agent.targets.pycryptodome import _buffers
 from accel_agent.targets.pycryptodome._native_face import NativeFace, named_as
 
@@ -170,6 +176,11 @@ class _StreamingMode(_BlockMode):
     # A first call this long means a stream native serves faster (CFB-8).
     _native_from = sys.maxsize
 
+    def _twin_for_copy(self) -> Any:
+        if self._twin is None and self._direction is None:
+            return self._switch_to_twin()  # a copy before the first call (NativeFace.__copy__)
+        return None
+
     def encrypt(self, plaintext: Any, output: Any = None) -> bytes | None:
         return self._process(ENCRYPT, plaintext, output)
 
@@ -182,7 +193,9 @@ class _StreamingMode(_BlockMode):
             # bytes without output= is by far the most common call: checked inline.
             if (output is None and type(data) is bytes) or _buffers.servable(data, output):
                 length = len(data)
-                if not length % self._unit and self._position + length <= self._limit:
+                if not length % self._unit and (
+                    self._position + length <= self._limit or self._extend(direction, length)
+                ):
                     context = self._context
                     if context is None:
                         context = self._first_use(direction, length)
@@ -226,6 +239,10 @@ class _StreamingMode(_BlockMode):
             if self._direction is not direction:
                 return None
             return self._context
+
+    def _extend(self, direction: str, length: int) -> bool:
+        """Whether a call past ``_limit`` can still be served here (CTR past OpenSSL's wrap)."""
+        return False
 
     def _build_twin(self) -> Any:
         twin = self._fresh_twin()
@@ -274,7 +291,14 @@ class CbcCipher(_StreamingMode):
 
 @named_as("CfbMode")
 class CfbCipher(_StreamingMode):
-    """pycryptodome's ``CfbMode`` for 8-bit and full-block segments (any input length).
+    """pycryptodome's ``CfbMode`` (any input length).
+
+    Segments of 8 bits and of the block run in OpenSSL's CFB. Other segment
+    sizes (16 to 120 bits for AES) have no OpenSSL mode: their decryption
+    runs batched over ECB (:class:`SegmentsDecryptor`), their encryption
+    natively (each segment's register holds the ciphertext just made, so
+    there is nothing to batch, and a call into OpenSSL per segment costs more
+    than native's whole segment).
 
     Only ciphertext is kept (the last 32 bytes' worth, for a twin's shift
     register): a twin that must continue a partial CFB-128 segment while
@@ -295,6 +319,13 @@ class CfbCipher(_StreamingMode):
         self._ciphertext_tail = _Tail(iv)
 
     def _open(self, direction: str) -> Any:
+        if self._segment_size not in self._provider.cipher.cfb_segments:
+            # A segment size OpenSSL lacks: decryption batched over ECB,
+            # encryption (serial by nature) native, through a twin.
+            if direction == ENCRYPT:
+                return None
+            context = self._provider.block_encryptor(self._key)
+            return SegmentsDecryptor(context, self.iv, self._segment_size // 8)
         if direction == ENCRYPT:
             return self._provider.encryptor(self._key, self.iv, self._segment_size)
         return self._provider.decryptor(self._key, self.iv, self._segment_size)
@@ -303,7 +334,7 @@ class CfbCipher(_StreamingMode):
         self._ciphertext_tail.push(result if direction == ENCRYPT else data)
 
     def _partial(self) -> int:
-        return self._position % self.block_size if self._segment_size != 8 else 0
+        return self._position % (self._segment_size // 8)
 
     def _register(self) -> bytes:
         # The shift register holds the last block of ciphertext before the
@@ -326,6 +357,41 @@ class CfbCipher(_StreamingMode):
             method(bytes(c ^ k for c, k in zip(ciphertext, stream)))
         else:
             method(ciphertext)
+
+
+class SegmentsDecryptor:
+    """CFB decryption with a segment size OpenSSL lacks, as a context (``update``, ``update_into``).
+
+    Every segment's shift register is a block of IV || ciphertext, all known
+    before decrypting: ``speedups.cfb_segments_decrypt`` has one ECB context
+    encrypt them in bulk. Kept: IV || ciphertext from the start of the
+    current segment (at most a block and a segment).
+    """
+
+    __slots__ = ("_context", "_segment", "_history", "_position")
+
+    def __init__(self, context: Any, iv: bytes, segment: int) -> None:
+        self._context = context
+        self._segment = segment
+        self._history = iv
+        self._position = 0
+
+    def update(self, data: Any) -> bytes:
+        return self._decrypt(data)
+
+    def update_into(self, data: Any, buffer: Any) -> int:
+        return self._decrypt(data, buffer)
+
+    def _decrypt(self, data: Any, *into: Any) -> Any:
+        segment, history = self._segment, self._history
+        skip = self._position % segment
+        window = history + data
+        result = cfb_segments_decrypt(self._context, window, segment, skip, data, *into)
+        self._position += len(data)
+        # from the start of the (new) current segment: a block and its offset in it
+        block_size = len(history) - skip
+        self._history = window[len(window) - block_size - self._position % segment :]
+        return result
 
 
 @named_as("OfbMode")
@@ -364,39 +430,131 @@ def _run_over_zeros(method: Callable, count: int) -> None:
         count -= step
 
 
-@named_as("CtrMode")
-class CtrCipher(_StreamingMode):
-    """pycryptodome's ``CtrMode`` with a big-endian counter and no suffix.
+class CounterBlock:
+    """A CTR counter block as pycryptodome lays it out: prefix || counter field || suffix.
 
-    OpenSSL increments the whole counter block where pycryptodome wraps the
-    counter field alone; a call that would wrap the field goes to a twin, so
-    the two never disagree.
+    Only the field counts, from ``start``, modulo ``2**(8*counter_len)``,
+    big- or little-endian; the key stream would repeat after that many
+    blocks, where pycryptodome raises. ``from_counter`` says whether it came
+    as a ``Counter`` dict (a twin is made from one) or as ``nonce`` and
+    ``initial_value``. The values are copied when the object is made, as
+    native's ``new`` reads them then: a ``Counter`` dict reused for another
+    cipher, or changed later, changes nothing here.
     """
 
+    __slots__ = ("prefix", "counter_len", "suffix", "start", "little_endian", "from_counter")
+
     def __init__(
-        self, backing: Any, provider: Any, key: bytes, nonce: bytes, counter_start: int
+        self,
+        prefix: bytes,
+        counter_len: int,
+        suffix: bytes = b"",
+        start: int = 0,
+        little_endian: bool = False,
+        from_counter: bool = False,
     ) -> None:
-        _BlockMode.__init__(self, backing, provider, key)
-        self.nonce = nonce
-        self._counter_start = counter_start
-        self._counter_len = self.block_size - len(nonce)
-        # bytes usable before the counter field wraps (pycryptodome goes on, OpenSSL carries)
-        self._limit = ((1 << (8 * self._counter_len)) - counter_start) * self.block_size
+        self.prefix = prefix
+        self.counter_len = counter_len
+        self.suffix = suffix
+        self.start = start
+        self.little_endian = little_endian
+        self.from_counter = from_counter
+
+    @property
+    def openssl_follows(self) -> bool:
+        """Whether OpenSSL's CTR (the whole block, big-endian) agrees until the field wraps."""
+        return not self.little_endian and not self.suffix
+
+    def block(self, blocks_on: int = 0) -> bytes:
+        """The counter block ``blocks_on`` blocks after the first."""
+        width = self.counter_len
+        value = (self.start + blocks_on) % (1 << (8 * width))
+        order = "little" if self.little_endian else "big"
+        return self.prefix + value.to_bytes(width, order) + self.suffix
+
+    def native_arguments(self) -> dict:
+        """What native's ``new`` is given for this counter (a fresh ``Counter`` dict, or nonce)."""
+        if not self.from_counter:
+            return {"nonce": self.prefix, "initial_value": self.start}
+        return {
+            "counter": {
+                "counter_len": self.counter_len,
+                "prefix": self.prefix,
+                "suffix": self.suffix,
+                "initial_value": self.start,
+                "little_endian": self.little_endian,
+            }
+        }
+
+
+@named_as("CtrMode")
+class CtrCipher(_StreamingMode):
+    """pycryptodome's ``CtrMode``, for any counter block it takes.
+
+    A big-endian counter without a suffix runs in OpenSSL's CTR until its
+    field would wrap (OpenSSL carries into the prefix where pycryptodome
+    wraps the field alone). Any other counter, and such a stream from the
+    wrap on, runs on counter blocks this side makes and OpenSSL's ECB
+    encrypts in bulk (``speedups.CounterStream``). A call that would go past
+    the point where the key stream repeats goes to a twin, which raises
+    native's error.
+    """
 
     _keeps_tails = False  # a twin is rebuilt from the counter position alone
 
+    def __init__(self, backing: Any, provider: Any, key: bytes, counter: CounterBlock) -> None:
+        _BlockMode.__init__(self, backing, provider, key)
+        self._counter = counter
+        if not counter.suffix:
+            self.nonce = counter.prefix  # native has no nonce where there is a suffix
+        field_blocks = 1 << (8 * counter.counter_len)
+        # bytes before the key stream would repeat (pycryptodome raises there)
+        self._cycle = field_blocks * self.block_size
+        if counter.openssl_follows:
+            # bytes OpenSSL's CTR serves before the field wraps
+            self._limit = (field_blocks - counter.start) * self.block_size
+        else:
+            self._limit = self._cycle
+
     def _open(self, direction: str) -> Any:
-        block = self.nonce + self._counter_start.to_bytes(self._counter_len, "big")
-        if direction == ENCRYPT:
-            return self._provider.encryptor(self._key, block)
-        return self._provider.decryptor(self._key, block)
+        counter = self._counter
+        if counter.openssl_follows:
+            if direction == ENCRYPT:
+                return self._provider.encryptor(self._key, counter.block())
+            return self._provider.decryptor(self._key, counter.block())
+        return self._counter_stream()
+
+    def _counter_stream(self) -> Any:
+        """Counter blocks for ECB from ``_position`` on (either direction: CTR is symmetric)."""
+        counter = self._counter
+        blocks_on, into_block = divmod(self._position, self.block_size)
+        stream = CounterStream(
+            self._provider.block_encryptor(self._key),
+            counter.block(blocks_on),
+            len(counter.prefix),
+            counter.counter_len,
+            counter.little_endian,
+        )
+        if into_block:
+            stream.update(bytes(into_block))
+        return stream
+
+    def _extend(self, direction: str, length: int) -> bool:
+        """Serve on past OpenSSL's wrap from counter blocks, up to where the key stream repeats."""
+        if self._position + length > self._cycle or not COUNTER_BLOCKS_SERVED:
+            return False
+        with FIRST_USE_LOCK:
+            if self._twin is not None or self._direction not in (None, direction):
+                return False
+            self._direction = direction
+            self._context = self._counter_stream()
+            self._limit = self._cycle
+        return True
 
     def _fresh_twin(self) -> Any:
         # Always from the original counter value: pycryptodome's wrap-around
         # check is relative to it.
-        return self._backing.native_new(
-            self._key, MODE_CTR, nonce=self.nonce, initial_value=self._counter_start
-        )
+        return self._backing.native_new(self._key, MODE_CTR, **self._counter.native_arguments())
 
     def _catch_up(self, twin: Any, method: Callable) -> None:
         _run_over_zeros(method, self._position)

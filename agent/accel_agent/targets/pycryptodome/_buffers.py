@@ -22,6 +22,15 @@ def is_plain(data: Any) -> bool:
     return kind is memoryview and data.ndim == 1 and data.c_contiguous and data.format == "B"
 
 
+def plain_bytes(data: Any) -> bytes | None:
+    """``data`` as bytes when it is a plain buffer (:func:`is_plain`), else None."""
+    if type(data) is bytes:
+        return data
+    if is_plain(data):
+        return bytes(data)
+    return None
+
+
 # The most bytes pyca/cryptography takes in one argument of a one-shot AEAD call
 # (AESGCM, ChaCha20Poly1305, AESOCB3, AESSIV, AESCCM; past it: OverflowError)
 # and of GCM's authenticate_additional_data (past it: a Rust panic). Data
@@ -58,7 +67,7 @@ def servable(data: Any, output: Any, block_size: int = 1) -> bool:
     """True when the fast path can serve ``data`` (and ``output``) exactly as native does."""
     if output is None:  # the common call: no second function frame
         return is_plain(data) and not len(data) % block_size
-    if not _shapes_servable(data, output, block_size):
+    if not shapes_servable(data, output, block_size):
         return False
     # pycryptodome reads and writes block by block: an output that overlaps
     # its input at another offset sees its own writes, which computing the
@@ -68,7 +77,8 @@ def servable(data: Any, output: Any, block_size: int = 1) -> bool:
     )
 
 
-def _shapes_servable(data: Any, output: Any, block_size: int) -> bool:
+def shapes_servable(data: Any, output: Any, block_size: int = 1) -> bool:
+    """Plain buffers of fitting lengths, whatever memory they share."""
     if not is_plain(data) or len(data) % block_size:
         return False
     if output is None:
@@ -84,25 +94,6 @@ def _shapes_servable(data: Any, output: Any, block_size: int) -> bool:
         and output.format == "B"
         and len(output) == len(data)
     )
-
-
-def overlap_distance(data: Any, output: Any) -> int:
-    """How far from ``data``'s start an overlapping ``output`` starts; 0 when it does not.
-
-    Only for buffers the fast path could serve but for the overlap.
-    Positive: ``output`` starts further on, and a forward loop (pycryptodome's)
-    reads input it wrote itself that many bytes earlier. Negative: it starts
-    before, and a forward loop only writes where it has read already.
-    """
-    if output is None or type(data) is bytes or not _shapes_servable(data, output, 1):
-        return 0
-    try:
-        start, size = buffer_span(data)
-        out_start, _ = buffer_span(output)
-    except (TypeError, ValueError, BufferError):
-        return 0
-    distance = out_start - start
-    return distance if -size < distance < size else 0
 
 
 def overlaps_elsewhere(data: Any, output: Any) -> bool:
@@ -170,6 +161,28 @@ def _buffer_api() -> Any:
     api = types.SimpleNamespace(Py_buffer=Py_buffer, get=get, release=release, byref=ctypes.byref)
     _api.append(api)
     return api
+
+
+def stand_in(output: Any) -> Any:
+    """A buffer of its own that native judges as it judges ``output`` (None stays None).
+
+    For a native judge whose call may succeed: it then writes into the
+    stand-in, not into memory the caller's input may share. What native
+    checks of an ``output`` is its type, whether it is writable, its length
+    and that its memory is contiguous; an ``output`` it would refuse for
+    another reason is given as it is (a refusal writes nothing).
+    """
+    if type(output) is bytearray:
+        return bytearray(len(output))
+    if type(output) is not memoryview or output.readonly or not output.c_contiguous:
+        return output
+    try:
+        own = memoryview(bytearray(output.nbytes))
+        if output.itemsize == 1:
+            return own.cast("B", output.shape) if output.ndim != 1 else own
+        return own.cast(output.format, output.shape)
+    except (TypeError, ValueError):
+        return output
 
 
 def deliver(result: bytes, output: Any) -> bytes | None:

@@ -22,11 +22,18 @@ So:
 
 from __future__ import annotations
 
-from accel_agent import speedups
+import sys
+
+from accel_agent import patching, speedups
 from accel_agent.constant_time import compare_digest
 from accel_agent.providers.chacha import StreamFinished
 from accel_agent.speedups import open_joined, seal_split
-from accel_agent.targets.pycryptodome import _block_modes, _buffers, _order_rules
+from accel_agent.targets.pycryptodome import (
+    _aliased_output,
+    _block_modes,
+    _buffers,
+    _order_rules,
+)
 from accel_agent.targets.pycryptodome._aead_base import AeadBase
 
 TYPE_CHECKING = False
@@ -198,18 +205,46 @@ class ChaCha20Poly1305Cipher(AeadBase):
                 self._next = AFTER_ENCRYPT
                 return self._become_native().encrypt(plaintext, output=output)
             # Mid-message, only an error can be left to native (it changes
-            # nothing then); if native accepts the buffer, serve its bytes.
-            self._native_verdict(ENCRYPT, plaintext, output=output)
+            # nothing then); if native accepts the buffers, serve its bytes.
+            view = self._judged_input(ENCRYPT, plaintext, output)
+            stream = self._stream or self._open()
+            if stream.ct_len + len(plaintext) > MESSAGE_LIMIT:
+                self._native_verdict(ENCRYPT, plaintext, output=_buffers.stand_in(output))
+            if view is not None and _aliased_output.aliased(view, output):
+                self._next = AFTER_ENCRYPT
+                self._backing.slot.calls += 1
+                # Native MACs what its ChaCha20 loop left in output (_aliased_output).
+                self._stream_call(
+                    ENCRYPT, _aliased_output.encrypt(self._native_chacha, view, output)
+                )
+                return None
             plaintext = _buffers.raw_bytes(plaintext)
         stream = self._stream or self._open()
         if stream.ct_len + len(plaintext) > MESSAGE_LIMIT:
             self._native_verdict(ENCRYPT, plaintext, output=output)
         self._next = AFTER_ENCRYPT
         self._backing.slot.calls += 1
+        return _buffers.deliver(self._stream_call(ENCRYPT, plaintext), output)
+
+    def _stream_call(self, method: str, data: Any) -> Any:
+        """The stream's ``encrypt``/``decrypt`` of ``data``; native's error once it is finished."""
         try:
-            return _buffers.deliver(stream.encrypt(plaintext), output)
+            return getattr(self._stream, method)(data)
         except StreamFinished:
-            self._finished_meanwhile(ENCRYPT, plaintext)
+            self._finished_meanwhile(method, data)
+
+    def _native_chacha(self, method: str) -> Any:
+        """pycryptodome's ChaCha20 object as the native AEAD object holds it at this point."""
+        chacha = sys.modules[self._backing.native_new.__module__].ChaCha20
+        try:
+            new = patching.get_original(chacha.__name__, "new")
+        except KeyError:
+            new = chacha.new  # not patched: the module's own
+        used = self._stream.ct_len
+        start = 64 + _aliased_output.aligned_start(used)  # the message starts at block 1
+        cipher = new(key=self._key, nonce=self.nonce)
+        cipher.seek(start)
+        return _aliased_output.skip_to(cipher, start, 64 + used, method)
 
     def digest(self) -> bytes:
         if self._twin is not None:
@@ -258,22 +293,30 @@ class ChaCha20Poly1305Cipher(AeadBase):
                 self._next = AFTER_DECRYPT
                 return self._become_native().decrypt(ciphertext, output=output)
             try:
-                self._native_verdict(DECRYPT, ciphertext, output=output)
+                view = self._judged_input(DECRYPT, ciphertext, output)
             except Exception:
                 # pycryptodome counts the length and feeds the MAC before the
                 # cipher rejects a bad ``output`` (or the MAC a bad input).
                 self._mirror_failed_decrypt(ciphertext)
                 raise
+            stream = self._stream or self._open()
+            if stream.ct_len + len(ciphertext) > MESSAGE_LIMIT:
+                self._native_verdict(DECRYPT, ciphertext, output=_buffers.stand_in(output))
+            if view is not None and _aliased_output.aliased(view, output):
+                self._next = AFTER_DECRYPT
+                self._backing.slot.calls += 1
+                # Native MACs the ciphertext before its loop overwrites any of it.
+                self._stream_call(
+                    DECRYPT, _aliased_output.decrypt(self._native_chacha, view, output)
+                )
+                return None
             ciphertext = _buffers.raw_bytes(ciphertext)
         stream = self._stream or self._open()
         if stream.ct_len + len(ciphertext) > MESSAGE_LIMIT:
             self._native_verdict(DECRYPT, ciphertext, output=output)
         self._next = AFTER_DECRYPT
         self._backing.slot.calls += 1
-        try:
-            return _buffers.deliver(stream.decrypt(ciphertext), output)
-        except StreamFinished:
-            self._finished_meanwhile(DECRYPT, ciphertext)
+        return _buffers.deliver(self._stream_call(DECRYPT, ciphertext), output)
 
     def _finished_meanwhile(self, method: str, data: Any) -> None:
         """Another thread's digest() or verify() ended the message after our order check.

@@ -25,22 +25,16 @@ OpenSSL refuses and any exception of OpenSSL's go to native code.
 
 from __future__ import annotations
 
-from accel_agent.targets.pycryptodome import _buffers
 from accel_agent.targets.pycryptodome import _pubkey_twins as twins
-from accel_agent.targets.pycryptodome._pubkey_common import digest_and_oid
+from accel_agent.targets.pycryptodome._pubkey_common import (
+    decode_signature,
+    digest_and_oid,
+    order_value,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
-
-
-def _plain_bytes(data: Any) -> bytes | None:
-    if type(data) is bytes:
-        return data
-    if _buffers.is_plain(data):
-        return bytes(data)
-    return None
-
 
 def sign(scheme: Any, provider: Any, msg_hash: Any) -> bytes | None:
     """OpenSSL's random-nonce signature in the scheme's encoding, or None for "native"."""
@@ -65,35 +59,16 @@ def sign(scheme: Any, provider: Any, msg_hash: Any) -> bytes | None:
 
 def verify(scheme: Any, provider: Any, msg_hash: Any, signature: Any) -> bool:
     """True when OpenSSL accepts the signature (native code then accepts it too)."""
-    if scheme._encoding == "binary":
-        data = _plain_bytes(signature)
-    else:  # native's strict DER decoder takes bytes only
-        data = signature if type(signature) is bytes else None
-    if data is None or not scheme._valid_hash(msg_hash):
-        return False
-    found = digest_and_oid(provider, msg_hash)
-    if not found:
-        return False
-    if scheme._encoding == "binary":
-        size = scheme._order_bytes
-        if len(data) != 2 * size:
-            return False
-        r = int.from_bytes(data[:size], "big")
-        s = int.from_bytes(data[size:], "big")
-    else:
-        try:
-            r, s = provider.decode_der(data)
-            if provider.encode_der(r, s) != data:
-                return False
-        except Exception:  # noqa: BLE001 - not DER: native's message
-            return False
-    order = int(scheme._order)
-    if not (0 < r < order and 0 < s < order):
+    decoded = decode_signature(
+        scheme, provider, msg_hash, signature, order_value(scheme._order)
+    )
+    if decoded is None:
         return False
     public = twins.dsa_public(scheme._key, provider)
     if not public:
         return False
+    digest, oid, r, s = decoded
     try:
-        return provider.verify(public, r, s, found[0], found[1])
+        return provider.verify(public, r, s, digest, oid)
     except Exception:  # noqa: BLE001
         return False

@@ -70,10 +70,28 @@ class NativeFace:
         return "<%s.%s object at %#x>" % (native.__module__, native.__qualname__, id(self))
 
     def __copy__(self) -> Any:
-        """A shallow copy, as native's (which shares its C state; this shares the contexts)."""
-        twin = object.__new__(type(self))
-        twin.__dict__.update(self.__dict__)
-        return twin
+        """A shallow copy, as native's, which shares its C state but not its Python attributes.
+
+        Once a native twin serves the object, the copy is served by a
+        shallow copy of that twin: native's own sharing, exactly. A copy
+        made before the first call makes the object hand its message to a
+        twin first (``_twin_for_copy``): before data has flowed no OpenSSL
+        state exists that the two could share as native's C state is
+        shared. Otherwise the copy shares the OpenSSL contexts.
+        """
+        twin = self.__dict__.get("_twin") or self._twin_for_copy()
+        duplicate = object.__new__(type(self))
+        duplicate.__dict__.update(self.__dict__)
+        if twin is not None:
+            duplicate._twin = copy.copy(twin)
+        return duplicate
+
+    def _twin_for_copy(self) -> Any:
+        """The native twin serving this object from now on, if it has had no call yet; else None.
+
+        Subclasses whose state is made on first use override it.
+        """
+        return None
 
     def __deepcopy__(self, memo: dict) -> Any:
         self._refuse_copying()

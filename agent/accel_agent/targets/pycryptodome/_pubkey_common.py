@@ -23,6 +23,7 @@ import functools
 import sys
 
 from accel_agent import patching
+from accel_agent.targets.pycryptodome import _buffers
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -142,3 +143,66 @@ def digest_and_oid(provider: Any, msg_hash: Any) -> tuple[bytes, str] | None:
     if type(digest) is not bytes or len(digest) != algorithm.digest_size:
         return None
     return digest, oid
+
+
+# id(an Integer) -> (that Integer, its value): the orders of the DSS scheme
+# templates (signature._install_fast_dss_new), shared by every scheme made
+# from a template, so verifying need not convert them at each call.
+_orders: dict[int, tuple[Any, int]] = {}
+
+
+def remember_order(order: Any) -> None:
+    """Keep ``int(order)`` for a template scheme's ``_order`` (a pycryptodome Integer)."""
+    try:
+        value = int(order)
+    except Exception:  # noqa: BLE001 - no order, or not a number: converted at each call
+        return
+    _orders[id(order)] = (order, value)
+
+
+def order_value(order: Any) -> int:
+    """``int(order)``, without the conversion for a template's order."""
+    entry = _orders.get(id(order))
+    if entry is not None and entry[0] is order:
+        return entry[1]
+    return int(order)
+
+
+def decode_signature(
+    scheme: Any, provider: Any, msg_hash: Any, signature: Any, order: int
+) -> tuple[bytes, str, int, int] | None:
+    """(digest, object identifier, r, s) of a DSS signature native code would go on to check.
+
+    For DSA and ECDSA schemes alike, native's checks before its equation:
+    the encoding (``binary``: r and s on the length of the order each;
+    ``der``: strict DER, in bytes only, as native's decoder takes, read
+    here only when re-encoding its (r, s) gives it back byte for byte, so
+    both sides read the same integers), a FIPS hash the scheme accepts,
+    and 0 < r, s < ``order``. None when any fails or the hash is unknown to
+    OpenSSL: native then judges, and raises its own ``ValueError``.
+    """
+    if scheme._encoding == "binary":
+        data = _buffers.plain_bytes(signature)
+    else:  # native's strict DER decoder takes bytes only (it finds no DER in a bytearray)
+        data = signature if type(signature) is bytes else None
+    if data is None or not scheme._valid_hash(msg_hash):
+        return None
+    found = digest_and_oid(provider, msg_hash)
+    if not found:
+        return None
+    if scheme._encoding == "binary":
+        size = scheme._order_bytes
+        if len(data) != 2 * size:
+            return None
+        r = int.from_bytes(data[:size], "big")
+        s = int.from_bytes(data[size:], "big")
+    else:
+        try:
+            r, s = provider.decode_der(data)
+            if provider.encode_der(r, s) != data:
+                return None
+        except Exception:  # noqa: BLE001 - not DER: native's message
+            return None
+    if not (0 < r < order and 0 < s < order):
+        return None
+    return found[0], found[1], r, s

@@ -30,15 +30,17 @@ class Twins:
     """The twins of one key: None until made, False when OpenSSL refused.
 
     ``encoded`` keeps an EdDSA key's RFC 8032 public encoding, as native code
-    computed it (:func:`remember_encoded_public`).
+    computed it (:func:`remember_encoded_public`); ``domain`` a DSA key's q
+    and size of p as Python ints (:func:`dsa_domain`).
     """
 
-    __slots__ = ("private", "public", "encoded")
+    __slots__ = ("private", "public", "encoded", "domain")
 
     def __init__(self) -> None:
         self.private: Any = None
         self.public: Any = None
         self.encoded: Any = None
+        self.domain: Any = None
 
 
 _KEY_CLASSES = frozenset(("RsaKey", "EccKey", "DsaKey"))
@@ -140,6 +142,27 @@ def dsa_private(key: Any, provider: Any) -> Any:
             lambda: provider.load_private(*(int(numbers[name]) for name in "pqgyx")),
         )
     return twin or None
+
+
+def dsa_domain(key: Any) -> tuple[int, int] | None:
+    """(q, bit length of p) of a ``DsaKey`` as Python ints, or None for another key.
+
+    Converting pycryptodome's ``Integer`` components costs tens of
+    microseconds each; the result is kept with the key and used while its
+    q and p are the objects it was computed from. Raises what ``int()``
+    raises for components that are not numbers.
+    """
+    twins = _twins(key)
+    if twins is None:
+        return None
+    numbers = key._key
+    q, p = numbers["q"], numbers["p"]
+    cached = twins.domain
+    if cached is not None and cached[0] is q and cached[1] is p:
+        return cached[2]
+    domain = (int(q), int(p).bit_length())
+    twins.domain = (q, p, domain)
+    return domain
 
 
 def dsa_public(key: Any, provider: Any) -> Any:

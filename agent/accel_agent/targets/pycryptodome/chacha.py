@@ -292,6 +292,11 @@ class ChaCha20Cipher(NativeFace):
         """pycryptodome's C state: code reaching for it gets a native twin's, which takes over."""
         return self._switch_to_twin()._state
 
+    def _twin_for_copy(self) -> Any:
+        if self._twin is None and self._direction is None:
+            return self._switch_to_twin()  # a copy before the first call (NativeFace.__copy__)
+        return None
+
     def _switch_to_twin(self) -> Any:
         """Build the native twin at this object's position and order-rule state."""
         if self._twin is None:

@@ -44,14 +44,6 @@ _OID_ATTRIBUTE = "_accel_agent_oid"  # on a cipher object: its hash's OID, or ""
 DECRYPTION_FAILED = "Incorrect decryption."  # native's message, pycryptodome 3.x and 4.x
 
 
-def _plain_bytes(data: Any) -> bytes | None:
-    if type(data) is bytes:
-        return data
-    if _buffers.is_plain(data):
-        return bytes(data)
-    return None
-
-
 def _default_mask_code(native_cls: type) -> types.CodeType | None:
     """The code of the MGF1 lambda that native ``__init__`` installs when no mask function is given.
 
@@ -95,7 +87,7 @@ def _oaep_methods(native_cls: type, slot: Any, random_default: Callable) -> dict
     def encrypt(self: Any, message: Any) -> bytes:
         provider = slot.get()
         if provider is not None and self._randfunc is random_default:
-            data = _plain_bytes(message)
+            data = _buffers.plain_bytes(message)
             oid = data is not None and _servable(self, provider)
             public = oid and twins.rsa_public(self._key, provider)
             if public:
@@ -111,7 +103,7 @@ def _oaep_methods(native_cls: type, slot: Any, random_default: Callable) -> dict
     def decrypt(self: Any, ciphertext: Any) -> bytes:
         provider = slot.get()
         if provider is not None:
-            data = _plain_bytes(ciphertext)
+            data = _buffers.plain_bytes(ciphertext)
             oid = data is not None and _servable(self, provider)
             key = self._key
             if oid and _decryptable(key, data, provider.algorithm(oid).digest_size):
@@ -171,7 +163,7 @@ def patch_pkcs1_v1_5(module: Any) -> None:
         # with the default source OpenSSL draws them instead.
         provider = slot.get()
         if provider is not None and self._randfunc is random_default:
-            data = _plain_bytes(message)
+            data = _buffers.plain_bytes(message)
             key = self._key
             public = (
                 data is not None

@@ -38,9 +38,12 @@ from accel_agent.targets.pycryptodome import _buffers, _dss_dsa
 from accel_agent.targets.pycryptodome import _pubkey_twins as twins
 from accel_agent.targets.pycryptodome._pubkey_common import (
     accelerated_class,
+    decode_signature,
     default_random,
     digest_and_oid,
+    order_value,
     patch_new,
+    remember_order,
     with_curve_names,
 )
 
@@ -57,15 +60,6 @@ ECDSA_PRIMITIVES = {
     "NIST P-521": "ecdsa-p521",
 }
 EDDSA_PRIMITIVES = {"Ed25519": "ed25519", "Ed448": "ed448"}
-
-
-def _plain_bytes(data: Any) -> bytes | None:
-    """``data`` as bytes when it is a plain buffer (bytes, bytearray, byte memoryview)."""
-    if type(data) is bytes:
-        return data
-    if _buffers.is_plain(data):
-        return bytes(data)
-    return None
 
 
 # --------------------------------------------------------------------------- PKCS#1 v1.5
@@ -100,7 +94,7 @@ def patch_pkcs1_15(module: ModuleType) -> None:
         # the first encoding native code compares with.
         provider = slot.get()
         if provider is not None:
-            data = _plain_bytes(signature)
+            data = _buffers.plain_bytes(signature)
             found = data is not None and digest_and_oid(provider, msg_hash)
             public = found and twins.rsa_public(self._key, provider)
             if public and len(data) == self._key.size_in_bytes():
@@ -155,7 +149,7 @@ def patch_pss(module: ModuleType) -> None:
         # H = Hash(0^8 || mHash || salt): what native's EMSA-PSS-VERIFY checks.
         provider = slot.get()
         if provider is not None and self._mgfunc is None:
-            data = _plain_bytes(signature)
+            data = _buffers.plain_bytes(signature)
             found = data is not None and digest_and_oid(provider, msg_hash)
             salt = found and _salt(self, msg_hash)
             public = salt is not None and found and twins.rsa_public(self._key, provider)
@@ -220,8 +214,9 @@ def _install_fast_dss_new(
     otherwise takes less than a tenth of). A DSA key's scheme is the same
     for every key with its q and the size of its p (native's ``new`` checks
     that pair and converts q, about 45 us, a tenth of a DSA-2048 signature
-    through OpenSSL): templates by (q, size of p, encoding). Any other shape
-    goes to ``new``.
+    through OpenSSL): templates by (q, size of p, encoding), that pair
+    converted to ints once per key (kept with its twins, as is the template
+    order's int for verifying). Any other shape goes to ``new``.
     """
     wrapped_new = module.new
     ecc_key, dsa_key = module.EccKey, module.DsaKey
@@ -229,11 +224,13 @@ def _install_fast_dss_new(
     dsa_templates: dict[tuple[int, int, str], dict] = {}
 
     def new_dsa(key: Any, encoding: Any) -> Any:
-        numbers = key._key
         try:
-            shape = (int(numbers["q"]), int(numbers["p"]).bit_length(), encoding)
+            domain = twins.dsa_domain(key)  # (q, size of p), kept with the key
         except Exception:  # noqa: BLE001 - components native code will judge
+            domain = None
+        if domain is None:
             return wrapped_new(key, "fips-186-3", encoding)
+        shape = (domain[0], domain[1], encoding)
         template = dsa_templates.get(shape)
         if template is not None:
             scheme = object.__new__(accelerated_dsa)
@@ -247,6 +244,7 @@ def _install_fast_dss_new(
         del state["_key"]
         if type(scheme) is accelerated_dsa and state.keys() <= _DSS_TEMPLATE_ATTRIBUTES:
             dsa_templates[shape] = state
+            remember_order(state.get("_order"))
         return scheme
 
     def new(key: Any, mode: Any, *args: Any, **kwargs: Any) -> Any:
@@ -272,6 +270,7 @@ def _install_fast_dss_new(
                 del state["_key"]
                 if type(scheme) is accelerated and state.keys() <= _DSS_TEMPLATE_ATTRIBUTES:
                     templates[(key.curve, encoding)] = state
+                    remember_order(state.get("_order"))
                 return scheme
         return wrapped_new(key, mode, *args, **kwargs)
 
@@ -369,31 +368,11 @@ def _ecdsa_verify(self: Any, provider: Any, msg_hash: Any, signature: Any) -> bo
     below p - n is left to it. A DER signature goes to OpenSSL only when re-encoding its (r, s)
     gives it back byte for byte, so both sides read the same integers.
     """
-    if self._encoding == "binary":
-        data = _plain_bytes(signature)
-    else:  # native's strict DER decoder takes bytes only (it finds no DER in a bytearray)
-        data = signature if type(signature) is bytes else None
-    if data is None or not self._valid_hash(msg_hash):
+    order = order_value(self._order)
+    decoded = decode_signature(self, provider, msg_hash, signature, order)
+    if decoded is None:
         return False
-    found = digest_and_oid(provider, msg_hash)
-    if not found:
-        return False
-    if self._encoding == "binary":
-        size = self._order_bytes
-        if len(data) != 2 * size:
-            return False
-        r = int.from_bytes(data[:size], "big")
-        s = int.from_bytes(data[size:], "big")
-    else:
-        try:
-            r, s = provider.decode_der(data)
-            if provider.encode_der(r, s) != data:
-                return False
-        except Exception:  # noqa: BLE001 - not DER: native's message
-            return False
-    order = int(self._order)
-    if not (0 < r < order and 0 < s < order):
-        return False
+    digest, oid, r, s = decoded
     if getattr(self, "_low_s", False) and s > self._max_low_s:
         return False
     bound = _x_overflow_bound(self._key)
@@ -407,7 +386,7 @@ def _ecdsa_verify(self: Any, provider: Any, msg_hash: Any, signature: Any) -> bo
     if not public:
         return False
     try:
-        return provider.verify(public, r, s, found[0], found[1])
+        return provider.verify(public, r, s, digest, oid)
     except Exception:  # noqa: BLE001
         return False
 
@@ -430,7 +409,7 @@ def patch_eddsa(module: ModuleType) -> None:
         slot = slots.get(self._key.curve)
         provider = slot and slot.get()
         if provider and not self._context:
-            message = _plain_bytes(msg_or_hash)
+            message = _buffers.plain_bytes(msg_or_hash)
             private = message is not None and twins.eddsa_private(self._key, provider, self._A)
             if private:
                 try:
@@ -450,8 +429,8 @@ def patch_eddsa(module: ModuleType) -> None:
         slot = slots.get(self._key.curve)
         provider = slot and slot.get()
         if provider and not self._context:
-            message = _plain_bytes(msg_or_hash)
-            data = message is not None and _plain_bytes(signature)
+            message = _buffers.plain_bytes(msg_or_hash)
+            data = message is not None and _buffers.plain_bytes(signature)
             if data and len(data) == provider.signature_size:
                 public = twins.eddsa_public(self._key, provider, self._A)
                 try:
