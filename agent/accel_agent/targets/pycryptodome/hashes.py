@@ -243,11 +243,7 @@ def _installed_new(module: ModuleType, cls: type, slot: registry.Slot, slow_new:
         if installed is not new:
             installed.ctor = value
 
-    def forget() -> None:
-        set_ctor(None)
-        truncated.clear()
-
-    registry.reset_listeners.append(forget)
+    registry.reset_listeners.append(lambda: set_ctor(None))
     return installed, set_ctor
 
 
@@ -415,7 +411,6 @@ def patch_sha512(module: ModuleType, entry: HashModule) -> None:
     new_object = speedups.new_object
     ctor = None  # SHA-512's constructor, once its slot resolved to OpenSSL
     general_new = family.general_new
-
     truncated = family.truncated
 
     def new(data=None, truncate=None):
@@ -445,6 +440,7 @@ def patch_sha512(module: ModuleType, entry: HashModule) -> None:
             installed.ctor = value
 
     family.set_ctor = set_ctor
+
     def forget() -> None:
         set_ctor(None)
         truncated.clear()
