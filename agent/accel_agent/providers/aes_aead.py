@@ -67,6 +67,8 @@ class CcmProvider:
         except Exception as exc:  # noqa: BLE001 - ImportError, or broken bindings
             raise _import_failure(exc) from None
         self.one_shot = AESCCM  # AESCCM(key, tag_length).encrypt(nonce, data, aad) -> ct || tag
+        # The AESCCM (16-byte tag) of the last key object, for the common tag length.
+        self.one_shot_16 = LastKeyReuse(AESCCM).for_key
         self.InvalidTag = InvalidTag
         self._ctr = _ctr_maker(LastKeyReuse(algorithm_class(AES)).for_key)
 

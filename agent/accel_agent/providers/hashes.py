@@ -48,13 +48,38 @@ def openssl_constructor(openssl_name: str, backend: str = HASHLIB):
         if direct is not None:
             return direct
         try:
-            _hashlib.new(openssl_name)
+            template = _hashlib.new(openssl_name)
         except ValueError:  # this OpenSSL lacks it (or FIPS forbids it)
             return None
-        return functools.partial(_hashlib.new, openssl_name)
+        return copying_constructor(template, functools.partial(_hashlib.new, openssl_name))
     if openssl_name.startswith("shake_"):
         return _openssl_hash().shake_constructor(openssl_name)
     return _openssl_hash().constructor(openssl_name)
+
+
+_NO_DATA = object()
+
+
+def copying_constructor(template, general: Callable) -> Callable:
+    """``constructor(data=b"")`` as a copy of ``template``, an empty hash object never updated.
+
+    ``_hashlib.new(name)`` looks the digest up by name on every call (CPython
+    3.11: ~40 % of a 64-byte BLAKE2b or SHA-512/256 hash, docs/per-call-cost.md);
+    copying a context that already has it skips the lookup. A call with
+    hashlib's other keywords goes to ``general`` (``_hashlib.new`` of the name).
+    The template is only ever copied, so threads may share it.
+    """
+    copy = template.copy
+
+    def new(data=_NO_DATA, /, **kwargs):
+        if kwargs:
+            return general(**kwargs) if data is _NO_DATA else general(data, **kwargs)
+        h = copy()
+        if data is not _NO_DATA:
+            h.update(data)  # a non-buffer raises the TypeError _hashlib.new raises
+        return h
+
+    return new
 
 
 def hashlib_constructor(hashlib_name: str, builtin: Callable) -> Callable | None:

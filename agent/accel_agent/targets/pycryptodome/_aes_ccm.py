@@ -26,9 +26,10 @@ brought to the same order-rule state, so the ``TypeError`` is native's.
 
 from __future__ import annotations
 
+from accel_agent import registry, speedups
 from accel_agent.constant_time import compare_digest
 from accel_agent.providers.block_ciphers import AES
-from accel_agent.targets.pycryptodome import _buffers, _order_rules
+from accel_agent.targets.pycryptodome import _block_modes, _buffers, _order_rules
 from accel_agent.targets.pycryptodome._aead_base import AeadBase, nonce_argument
 from accel_agent.targets.pycryptodome._native_face import named_as
 
@@ -54,6 +55,17 @@ def max_message(nonce: bytes) -> int:
     return 1 << (8 * (15 - len(nonce)))
 
 
+FULL_TAG = 16
+# nonce length -> one past the longest payload a one-shot call with a 16-byte tag
+# serves: what the nonce encodes and what pyca/cryptography takes with the tag joined.
+_ONE_SHOT_END = {
+    size: min(1 << (8 * (15 - size)), _buffers.ONE_CALL_MAX - FULL_TAG + 1) for size in NONCE_SIZES
+}
+_UNRESOLVED = registry.UNRESOLVED
+_seal_split = speedups.seal_split
+_open_joined = speedups.open_joined
+
+
 @named_as("CcmMode")
 class CcmCipher(AeadBase):
     """pycryptodome's ``CcmMode``, served by OpenSSL for whole messages."""
@@ -67,6 +79,11 @@ class CcmCipher(AeadBase):
     _tag: bytes | None = None  # the real tag, once known
     _plaintext: bytes | None = None  # what was decrypted, until the tag is known
     _ciphertext: Any = None  # a rejected message, to rebuild the tag for a second verify
+    # What AES.new(key, AES.MODE_CCM, nonce=nonce) leaves (the builder's flat path sets
+    # only the others): a 16-byte tag, no declared lengths.
+    _mac_len = FULL_TAG
+    _msg_len: int | None = None
+    _assoc_len: int | None = None
 
     def __init__(
         self,
@@ -122,6 +139,18 @@ class CcmCipher(AeadBase):
     # -- associated data ---------------------------------------------------
 
     def update(self, assoc_data: Any) -> CcmCipher:
+        if (
+            type(assoc_data) is bytes
+            and self._next is INITIAL
+            and self._twin is None
+            and self._assoc_len is None
+        ):  # the common call, flat: bytes on a fresh object without a declared length
+            if self._aad:
+                self._aad.append(assoc_data)
+            else:
+                self._aad = [assoc_data]
+            self._aad_len += len(assoc_data)
+            return self
         if self._twin is not None:
             self._twin.update(assoc_data)
             return self
@@ -180,6 +209,30 @@ class CcmCipher(AeadBase):
 
     def encrypt_and_digest(self, plaintext: Any, output: Any = None) -> tuple[Any, bytes]:
         if (
+            type(plaintext) is bytes
+            and output is None
+            and self._mac_len == FULL_TAG
+            and self._msg_len is None
+            and self._assoc_len is None
+            and len(plaintext) < _ONE_SHOT_END[len(self.nonce)]
+            and self._aad_len <= _buffers.ONE_CALL_MAX
+        ):  # the common call, flat: one AESCCM call on the key object's AESCCM
+            with _block_modes.FIRST_USE_LOCK:
+                if self._next is not INITIAL:
+                    return self.encrypt(plaintext), self.digest()
+                self._next = AFTER_DIGEST
+            aad = self._aad
+            sealed = _seal_split(
+                self._provider.one_shot_16(self._key).encrypt,
+                self.nonce,
+                plaintext,
+                (aad[0] if len(aad) == 1 else b"".join(aad)) if aad else None,
+                FULL_TAG,
+            )
+            self._tag = sealed[1]
+            self._backing.slot.calls += 1
+            return sealed
+        if (
             self._next is INITIAL
             and output is None
             and _buffers.is_plain(plaintext)
@@ -231,6 +284,37 @@ class CcmCipher(AeadBase):
     def decrypt_and_verify(self, ciphertext: Any, received_mac_tag: Any, output: Any = None) -> Any:
         mac_len = self._mac_len
         if (
+            type(ciphertext) is bytes
+            and type(received_mac_tag) is bytes
+            and output is None
+            and mac_len == FULL_TAG
+            and len(received_mac_tag) == FULL_TAG
+            and self._msg_len is None
+            and self._assoc_len is None
+            and len(ciphertext) < _ONE_SHOT_END[len(self.nonce)]
+            and self._aad_len <= _buffers.ONE_CALL_MAX
+        ):  # the common call, flat: one AESCCM call on the key object's AESCCM
+            with _block_modes.FIRST_USE_LOCK:
+                claimed = self._next is INITIAL
+                if claimed:
+                    self._next = AFTER_VERIFY
+            if claimed:
+                self._backing.slot.calls += 1
+                aad = self._aad
+                try:
+                    plaintext = _open_joined(
+                        self._provider.one_shot_16(self._key).decrypt,
+                        self.nonce,
+                        ciphertext,
+                        received_mac_tag,
+                        (aad[0] if len(aad) == 1 else b"".join(aad)) if aad else None,
+                    )
+                except self._provider.InvalidTag:
+                    self._ciphertext = ciphertext  # a second verify needs the real tag
+                    raise ValueError("MAC check failed") from None
+                self._tag = received_mac_tag
+                return plaintext
+        if (
             self._next is INITIAL
             and output is None
             and _buffers.is_plain(ciphertext)
@@ -268,6 +352,7 @@ class CcmCipher(AeadBase):
 # The keywords the builder understands; ``use_aesni`` picks pycryptodome's
 # own AES implementation and changes no result.
 _KEYWORDS = frozenset(("nonce", "mac_len", "msg_len", "assoc_len", "use_aesni"))
+_blank = object.__new__
 
 
 def builder(backing: Any, on_native: Callable[[Any], None]) -> Callable:
@@ -278,7 +363,27 @@ def builder(backing: Any, on_native: Callable[[Any], None]) -> Callable:
     the original ``new``.
     """
 
+    slot = backing.slot
+
     def build(key: bytes, args: tuple, kwargs: dict) -> Any:
+        if not args and len(kwargs) == 1:
+            # AES.new(key, AES.MODE_CCM, nonce=nonce) with bytes, flat: the class's
+            # defaults are its tag length and lengths; native's arguments are kwargs
+            # itself (new()'s own dictionary, made for this call).
+            nonce = kwargs.get("nonce")
+            if type(nonce) is bytes and 7 <= len(nonce) <= 13:
+                provider = slot.provider
+                if provider is not None and provider is not _UNRESOLVED:
+                    cipher = _blank(CcmCipher)
+                    cipher._backing = backing
+                    cipher._provider = provider
+                    cipher._key = key
+                    cipher.nonce = nonce
+                    # __init__'s order, so that objects keep one shared-key layout
+                    cipher._mac_len = BLOCK_SIZE
+                    cipher._msg_len = cipher._assoc_len = None
+                    cipher._native_kwargs = kwargs
+                    return cipher
         if len(args) > 1 or not kwargs.keys() <= _KEYWORDS:
             return None
         nonce = nonce_argument(args, kwargs, 11)  # native's default: 11 random bytes

@@ -10,7 +10,15 @@ not a truncated long one); the builder leaves the rest to native.
 
 from __future__ import annotations
 
-from accel_agent.targets.pycryptodome._aes_one_shot import TAG_SIZE, OneShotAead
+from accel_agent import speedups
+from accel_agent.targets.pycryptodome import _block_modes, _buffers
+from accel_agent.targets.pycryptodome._aes_one_shot import (
+    AFTER_DIGEST,
+    AFTER_VERIFY,
+    INITIAL,
+    TAG_SIZE,
+    OneShotAead,
+)
 from accel_agent.targets.pycryptodome._native_face import named_as
 
 TYPE_CHECKING = False
@@ -18,6 +26,10 @@ if TYPE_CHECKING:
     from typing import Any
 
 MODE_OCB = 12
+# The longest message (with its tag joined) that one AESOCB3 call takes.
+_ONE_SHOT_MAX = _buffers.ONE_CALL_MAX - TAG_SIZE
+_seal_split = speedups.seal_split
+_open_joined = speedups.open_joined
 
 
 @named_as("OcbMode")
@@ -30,6 +42,77 @@ class OcbCipher(OneShotAead):
 
     def _new_native(self) -> Any:
         return self._backing.native_new(self._key, MODE_OCB, nonce=self.nonce)
+
+    # -- the common calls, flat: bytes on a fresh object ---------------------
+    # (what OneShotAead's general methods do for them, without their checks
+    # of other shapes; every other call goes to those)
+
+    def update(self, assoc_data: Any) -> Any:
+        if type(assoc_data) is bytes and self._next is INITIAL and self._twin is None:
+            if self._aad:
+                self._aad.append(assoc_data)
+            else:
+                self._aad = [assoc_data]
+            return self
+        return OneShotAead.update(self, assoc_data)
+
+    def encrypt_and_digest(self, plaintext: Any, *args: Any, **kwargs: Any) -> tuple[Any, bytes]:
+        if type(plaintext) is bytes and not args and not kwargs and len(plaintext) <= _ONE_SHOT_MAX:
+            aad = self._aad
+            if not aad or _buffers.aad_fits(aad):
+                with _block_modes.FIRST_USE_LOCK:
+                    claimed = self._next is INITIAL and self._twin is None
+                    if claimed:
+                        self._next = AFTER_DIGEST
+                if claimed:
+                    sealed = _seal_split(
+                        self._provider.one_shot(self._key).encrypt,
+                        self.nonce,
+                        plaintext,
+                        self._aad_bytes(),
+                        TAG_SIZE,
+                    )
+                    self._tag = sealed[1]
+                    self._aad = ()
+                    self._backing.slot.calls += 1
+                    return sealed
+        return OneShotAead.encrypt_and_digest(self, plaintext, *args, **kwargs)
+
+    def decrypt_and_verify(
+        self, ciphertext: Any, received_mac_tag: Any, *args: Any, **kwargs: Any
+    ) -> Any:
+        if (
+            type(ciphertext) is bytes
+            and type(received_mac_tag) is bytes
+            and not args
+            and not kwargs
+            and len(received_mac_tag) == TAG_SIZE
+            and len(ciphertext) <= _ONE_SHOT_MAX
+        ):
+            aad = self._aad
+            if not aad or _buffers.aad_fits(aad):
+                with _block_modes.FIRST_USE_LOCK:
+                    claimed = self._next is INITIAL and self._twin is None
+                    if claimed:
+                        self._next = AFTER_VERIFY
+                if claimed:
+                    self._backing.slot.calls += 1
+                    try:
+                        plaintext = _open_joined(
+                            self._provider.one_shot(self._key).decrypt,
+                            self.nonce,
+                            ciphertext,
+                            received_mac_tag,
+                            self._aad_bytes(),
+                        )
+                    except self._provider.InvalidTag:
+                        # Kept in case the caller verifies again: the twin then needs it.
+                        self._failed = (ciphertext, received_mac_tag)
+                        raise ValueError("MAC check failed") from None
+                    self._tag = received_mac_tag
+                    self._aad = ()
+                    return plaintext
+        return OneShotAead.decrypt_and_verify(self, ciphertext, received_mac_tag, *args, **kwargs)
 
     def _aad_bytes(self) -> bytes | None:
         aad = self._aad

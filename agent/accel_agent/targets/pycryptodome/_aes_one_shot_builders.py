@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 
+from accel_agent import registry
 from accel_agent.providers.aes_aead import OCB_NONCE_SIZES
 from accel_agent.targets.pycryptodome import _buffers
 from accel_agent.targets.pycryptodome._aes_kw import KwCipher, KwpCipher
@@ -29,6 +30,8 @@ MODE_SIV, MODE_OCB, MODE_KW, MODE_KWP = 10, 12, 13, 14
 _OCB_KEYWORDS = frozenset(("nonce", "mac_len", "use_aesni"))
 _SIV_KEYWORDS = frozenset(("nonce", "use_aesni"))
 _KW_KEYWORDS = frozenset(("use_aesni",))
+UNRESOLVED = registry.UNRESOLVED
+_blank = object.__new__
 
 
 def builders(
@@ -49,7 +52,20 @@ def builders(
             on_native()
         return provider
 
+    ocb_slot = ocb.slot
+
     def build_ocb(key: bytes, args: tuple, kwargs: dict) -> Any:
+        if not args and len(kwargs) == 1:  # AES.new(key, AES.MODE_OCB, nonce=nonce), flat
+            nonce = kwargs.get("nonce")
+            if type(nonce) is bytes and len(nonce) in OCB_NONCE_SIZES:
+                provider = ocb_slot.provider
+                if provider is not None and provider is not UNRESOLVED:
+                    cipher = _blank(OcbCipher)
+                    cipher._backing = ocb
+                    cipher._provider = provider
+                    cipher._key = key
+                    cipher.nonce = nonce
+                    return cipher
         if len(args) > 1 or not kwargs.keys() <= _OCB_KEYWORDS or (args and "nonce" in kwargs):
             return None
         mac_len = kwargs.get("mac_len", 16)

@@ -360,6 +360,9 @@ class Sha512Family:
                 self.native_cls, class_facts(native_obj), front, _sha512_init
             )
         self.ours = frozenset(self.classes.values())
+        # truncate -> (maker, slot, constructor) once its slot resolved to a provider:
+        # new()'s flat path for SHA512.new(data, truncate="256") (cleared on a reset).
+        self.truncated: dict[str, tuple] = {}
         self.set_ctor: Callable = lambda value: None
 
     def general_new(self, data: Any, truncate: Any) -> Any:
@@ -373,6 +376,8 @@ class Sha512Family:
             return self.native_new(data, truncate)
         if truncate is None:
             self.set_ctor(provider.new)
+        else:
+            self.truncated[truncate] = (front.maker, slot, provider.new)
         if type(data) is bytes:
             h = front.maker()
             h._h = provider.new(data)
@@ -406,13 +411,24 @@ def patch_sha512(module: ModuleType, entry: HashModule) -> None:
     new_object = speedups.new_object
     ctor = None  # SHA-512's constructor, once its slot resolved to OpenSSL
     general_new = family.general_new
+    truncated = family.truncated
 
     def new(data=None, truncate=None):
-        if truncate is None and ctor is not None and type(data) is bytes:
-            h = new_object(full_cls)  # SHA512.new(data): the common shape, flat
-            h._h = ctor(data)
-            full_slot.calls += 1
-            return h
+        if type(data) is bytes:
+            if truncate is None:
+                if ctor is not None:
+                    h = new_object(full_cls)  # SHA512.new(data): the common shape, flat
+                    h._h = ctor(data)
+                    full_slot.calls += 1
+                    return h
+            elif type(truncate) is str:
+                flat = truncated.get(truncate)
+                if flat is not None:  # SHA512.new(data, truncate="256"), flat too
+                    maker, slot, truncated_ctor = flat
+                    h = maker()
+                    h._h = truncated_ctor(data)
+                    slot.calls += 1
+                    return h
         return general_new(data, truncate)
 
     installed = speedups.hash_new(full_cls, full_slot, new, family.native_new)
@@ -424,7 +440,12 @@ def patch_sha512(module: ModuleType, entry: HashModule) -> None:
             installed.ctor = value
 
     family.set_ctor = set_ctor
-    registry.reset_listeners.append(lambda: set_ctor(None))
+
+    def forget() -> None:
+        set_ctor(None)
+        truncated.clear()
+
+    registry.reset_listeners.append(forget)
     patching.patch_attribute(module, "new", installed)  # named by hash_new
     native_digest = getattr(module, "digest", None)
     if native_digest is not None and callable(native_digest):
