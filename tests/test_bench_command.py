@@ -15,6 +15,7 @@ import json
 import os
 import subprocess
 import time
+import types
 from pathlib import Path
 
 import click
@@ -102,7 +103,7 @@ def test_threads_run_the_bulk_rows_on_each_count_and_judge_them(installed_venv, 
     )  # fmt: skip
     assert result.returncode == cli.OK, result.stderr
     assert_fits_80_columns(result.stdout)
-    assert "every row on threads" in result.stdout
+    assert "every row, threads" in result.stdout
     with open(tmp_path / "accel-agent-bench-threads.csv", newline="", encoding="utf-8") as f:
         reader = csv.DictReader(f)
         assert tuple(reader.fieldnames or ()) == report.THREADS_CSV_FIELDS
@@ -134,6 +135,38 @@ def test_aggregate_rate_scales_with_threads_only_where_the_gil_is_released():
     assert two < 1.3 * one
 
 
+class _StillSwitch:
+    """An AgentSwitch stand-in for rows that need no agent."""
+
+    def native(self) -> None:
+        pass
+
+    def agent(self) -> None:
+        pass
+
+
+def test_a_threaded_row_that_raises_is_listed_and_the_others_measured():
+    def fine(size):
+        data = bytes(size)
+        return (lambda: data), (lambda: data)
+
+    def broken(size):
+        def direct():
+            raise AttributeError("no encrypt_into here")
+
+        return (lambda: b""), direct
+
+    module = types.SimpleNamespace(
+        NAME="fake",
+        ROWS=(families.Row("broken", "aes-gcm", broken), families.Row("fine", "aes-gcm", fine)),
+    )
+    records, errors = threads.run([module], [1], _StillSwitch(), quick=True)
+    assert [(r["row"], r["threads"], r["outputs_differ"]) for r in records] == [("fine", 1, [])]
+    assert errors == [
+        "fake broken on threads: direct raised AttributeError: no encrypt_into here"
+    ]
+
+
 def test_both_clocks_time_the_same_loops():
     variant = timing.Variant("sleep", lambda: time.sleep(0.001))
     measured = timing.measure_clocks([variant], 2, 1, 3e6, ("cpu", "wall"))
@@ -153,7 +186,7 @@ def test_a_goal_holds_only_on_every_clock():
         },
     }
     passed, measured = targets.judge_on_every_clock(goal, row)
-    assert not passed and measured == "cpu 0.90x wall 0.40x"
+    assert not passed and measured == "0.90x (wall 0.40x)"
     assert targets.slower_rows([row], "wall") == [row]
     assert targets.slower_rows([row], "cpu") == []
 

@@ -150,7 +150,10 @@ def execute(options: Options) -> Outcome:
     if options.threads:
         bar.waiting("the bulk rows on %s threads..." % ", ".join(map(str, options.threads)))
         modules, _ = crypto.load_families(doc["families"])
-        doc["threads"] = threads.run(modules, options.threads, switch, options.quick, options.rows)
+        doc["threads"], errors = threads.run(
+            modules, options.threads, switch, options.quick, options.rows
+        )
+        doc["errors"] += errors
         bar.finish()
     verdicts = targets.check_goals(doc) if options.check_goals else None
     masked = aesni.run_masked_child(options.timing_arguments()) if options.aesni_ab else None

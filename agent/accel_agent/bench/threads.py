@@ -113,16 +113,24 @@ def measure_row(
 
 def run(
     modules: Sequence, thread_counts: Sequence[int], switch, quick: bool, row_filter=()
-) -> list[dict]:
-    """Every bulk row of every family module at each thread count."""
+) -> tuple[list[dict], list[str]]:
+    """Every bulk row of every family module at each thread count: (records, errors).
+
+    A row whose variant raises is left out, its error listed (as the
+    per-call run lists it), and the run goes on.
+    """
     rounds, seconds = QUICK if quick else FULL
-    records = []
+    records, errors = [], []
     for module in modules:
         for row in bulk_rows(module):
             if row_filter and not any(part in row.label for part in row_filter):
                 continue
-            records += measure_row(module.NAME, row, thread_counts, switch, rounds, seconds)
-    return records
+            try:
+                records += measure_row(module.NAME, row, thread_counts, switch, rounds, seconds)
+            except crypto.RowError as exc:
+                errors.append("%s %s on threads: %s" % (module.NAME, row.label, exc))
+                switch.agent()
+    return records, errors
 
 
 def slower_rows(records: Sequence[dict], tolerance: float) -> list[dict]:
