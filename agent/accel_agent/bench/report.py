@@ -223,13 +223,17 @@ def notes(doc: dict) -> list[str]:
 def print_goals(verdicts: list[dict]) -> None:
     print()
     print("Goals (reported, not enforced)")
-    table = Table(["goal", "target", "measured", "verdict"])
+    others = sorted({clock for v in verdicts for clock in v.get("measured_by_clock", {})})
+    # the other clock's figure in a column of its own (a goal holds only on both)
+    table = Table(["goal", "target", "measured"] + others + ["verdict"])
     skipped = 0
     for v in verdicts:  # the row names say the family; the JSON's "goal" names it too
         if v["verdict"] == "SKIP":
             skipped += 1
             continue
-        table.add(v.get("label", v["goal"]), v["target"], v["measured"], v["verdict"])
+        by_clock = v.get("measured_by_clock", {})
+        measured = [v["measured"]] + [by_clock.get(clock, "") for clock in others]
+        table.add(v.get("label", v["goal"]), v["target"], *measured, v["verdict"])
     table.print()
     if skipped:
         print(wrapped("%d more goals are for rows this run did not measure (SKIP)" % skipped))

@@ -158,39 +158,44 @@ def check_goals(doc: dict) -> list[dict]:
                     }
                 )
                 continue
-            passed, measured = judge_on_every_clock(goal, row)
+            passed, measured, on_other_clocks = judge_on_every_clock(goal, row)
             verdicts.append(
                 {
                     "goal": name,
                     "label": label,
                     "target": goal.describe(),
                     "measured": measured,
+                    "measured_by_clock": on_other_clocks,
                     "verdict": verdict(passed),
                 }
             )
-    for clock in row_clocks(doc["rows"]):
-        slower = slower_rows(doc["rows"], clock)
-        verdicts.append(
-            {
-                "goal": "every row"
-                if clock in (None, doc["settings"].get("clock"))
-                else ("every row, %s" % clock),
-                "target": "agent <= %.2f x native" % NOT_SLOWER_TOLERANCE,
-                "measured": "%d/%d rows" % (len(doc["rows"]) - len(slower), len(doc["rows"])),
-                "verdict": verdict(not slower),
-                "slower_rows": [
-                    "%s %s %s (%.2f x%s)"
-                    % (
-                        r["family"],
-                        r["row"],
-                        size_label(r["size"]),
-                        1.0 / speedup_on(r, clock),
-                        "" if clock is None else ", " + clock,
-                    )
-                    for r in slower
-                ],
-            }
-        )
+    clocks = row_clocks(doc["rows"])
+    slower_by_clock = {clock: slower_rows(doc["rows"], clock) for clock in clocks}
+    counts = {
+        clock: "%d/%d rows" % (len(doc["rows"]) - len(slower), len(doc["rows"]))
+        for clock, slower in slower_by_clock.items()
+    }
+    verdicts.append(
+        {
+            "goal": "every row",  # on every clock: the run's in "measured", others beside
+            "target": "agent <= %.2f x native" % NOT_SLOWER_TOLERANCE,
+            "measured": counts[clocks[0]],
+            "measured_by_clock": {str(clock): counts[clock] for clock in clocks[1:]},
+            "verdict": verdict(not any(slower_by_clock.values())),
+            "slower_rows": [
+                "%s %s %s (%.2f x%s)"
+                % (
+                    r["family"],
+                    r["row"],
+                    size_label(r["size"]),
+                    1.0 / speedup_on(r, clock),
+                    "" if clock is None else ", " + clock,
+                )
+                for clock, slower in slower_by_clock.items()
+                for r in slower
+            ],
+        }
+    )
     threaded = doc.get("threads")
     if threaded:
         from accel_agent.bench import threads
@@ -198,8 +203,8 @@ def check_goals(doc: dict) -> list[dict]:
         slower = threads.slower_rows(threaded, NOT_SLOWER_TOLERANCE)
         verdicts.append(
             {
-                "goal": "every row, threads",
-                "target": "agent MB/s >= native / %.2f" % NOT_SLOWER_TOLERANCE,
+                "goal": "threaded rows",
+                "target": "MB/s >= native / %.2f" % NOT_SLOWER_TOLERANCE,
                 "measured": "%d/%d rows" % (len(threaded) - len(slower), len(threaded)),
                 "verdict": verdict(not slower),
                 "slower_rows": [
@@ -229,21 +234,19 @@ def speedup_on(row: dict, clock: str | None) -> float:
     return row["by_clock"][clock]["speedup"]
 
 
-def judge_on_every_clock(goal: Goal, row: dict) -> tuple[bool, str]:
-    """A goal holds only if it holds on every clock the row was timed on."""
+def judge_on_every_clock(goal: Goal, row: dict) -> tuple[bool, str, dict[str, str]]:
+    """A goal holds only if it holds on every clock the row was timed on.
+
+    Returns (passed, the measured value on the run's clock, {other clock:
+    its measured value}).
+    """
     figures = row.get("by_clock") or {None: row}
     results = {
         clock: goal.judge(f["fraction_of_direct"], f["speedup"]) for clock, f in figures.items()
     }
     passed = all(ok for ok, _ in results.values())
     first, *others = results
-    if not others:
-        return passed, results[first][1]
-    # the run's clock, then the others by name: "1.04x (wall 1.03x)"
-    return passed, "%s (%s)" % (
-        results[first][1],
-        ", ".join("%s %s" % (clock, results[clock][1]) for clock in others),
-    )
+    return passed, results[first][1], {str(clock): results[clock][1] for clock in others}
 
 
 def slower_rows(rows: Sequence[dict], clock: str | None = None) -> list[dict]:
