@@ -12,14 +12,18 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
 import subprocess
+import time
+import types
 from pathlib import Path
 
+import click
 import pytest
 from click.testing import CliRunner
 
 from accel_agent import cli
-from accel_agent.bench import command, crypto, families, report, targets
+from accel_agent.bench import command, crypto, families, report, targets, threads, timing
 from accel_agent.bench.progress import ProgressBar
 from helpers import (
     MASK_AES_NI,
@@ -81,13 +85,120 @@ def test_quick_run_from_the_wheel_writes_table_csv_and_chart(installed_venv, tmp
     assert_fits_80_columns(result.stdout)
     rows = read_csv(tmp_path / command.DEFAULT_CSV)
     # --quick: 64 B and 16 KiB; --rows matches substrings ("gcm-256 enc" does not contain it)
-    assert [(r["row"], r["size"]) for r in rows] == [("gcm enc", "64"), ("gcm enc", "16384")]
+    assert [(r["row"], r["size"]) for r in rows] == [
+        ("gcm enc", "64"), ("gcm enc", "16384"), ("gcm enc into", "64"), ("gcm enc into", "16384"),
+    ]  # fmt: skip
     for row in rows:
         assert row["family"] == "aes" and row["aesni"] == "as-is"
         assert float(row["native_ns"]) > 0 and float(row["speedup"]) > 0
         assert row["outputs_differ"] == ""
     if HAVE_MATPLOTLIB:
         assert (tmp_path / command.DEFAULT_CHART).read_bytes()[:8] == PNG_SIGNATURE
+
+
+def test_threads_run_the_bulk_rows_on_each_count_and_judge_them(installed_venv, tmp_path):
+    result = bench(
+        installed_venv, tmp_path, "--quick", "--family", "aes", "--rows", "gcm enc",
+        "--sizes", "64", "--threads", "1,2", "--check-goals",
+    )  # fmt: skip
+    assert result.returncode == cli.OK, result.stderr
+    assert_fits_80_columns(result.stdout)
+    assert "threaded rows" in result.stdout
+    with open(tmp_path / "accel-agent-bench-threads.csv", newline="", encoding="utf-8") as f:
+        reader = csv.DictReader(f)
+        assert tuple(reader.fieldnames or ()) == report.THREADS_CSV_FIELDS
+        records = list(reader)
+    # "gcm enc" matches "gcm enc" and "gcm enc into", both message-size rows; at 1 MiB
+    assert [(r["row"], r["threads"]) for r in records] == [
+        ("gcm enc", "1"), ("gcm enc", "2"), ("gcm enc into", "1"), ("gcm enc into", "2"),
+    ]  # fmt: skip
+    for record in records:
+        assert record["size"] == str(threads.SIZE) and record["outputs_differ"] == ""
+        assert min(float(record[k]) for k in ("native_mbps", "agent_mbps", "direct_mbps")) > 0
+    # every row of the per-call table carries both clocks
+    for row in read_csv(tmp_path / command.DEFAULT_CSV):
+        assert float(row["cpu_agent_ns"]) > 0 and float(row["wall_agent_ns"]) > 0
+
+
+def test_aggregate_rate_scales_with_threads_only_where_the_gil_is_released():
+    def sleeps():  # time.sleep releases the GIL
+        time.sleep(0.002)
+
+    def spins():  # pure Python holds it
+        total = 0
+        for number in range(20000):
+            total += number
+
+    one, two = (threads.aggregate_rate(sleeps, n, 0.2) for n in (1, 2))
+    assert two > 1.5 * one
+    one, two = (threads.aggregate_rate(spins, n, 0.2) for n in (1, 2))
+    assert two < 1.3 * one
+
+
+class _StillSwitch:
+    """An AgentSwitch stand-in for rows that need no agent."""
+
+    def native(self) -> None:
+        pass
+
+    def agent(self) -> None:
+        pass
+
+
+def test_a_threaded_row_that_raises_is_listed_and_the_others_measured():
+    def fine(size):
+        data = bytes(size)
+        return (lambda: data), (lambda: data)
+
+    def broken(size):
+        def direct():
+            raise AttributeError("no encrypt_into here")
+
+        return (lambda: b""), direct
+
+    module = types.SimpleNamespace(
+        NAME="fake",
+        ROWS=(families.Row("broken", "aes-gcm", broken), families.Row("fine", "aes-gcm", fine)),
+    )
+    records, errors = threads.run([module], [1], _StillSwitch(), quick=True)
+    assert [(r["row"], r["threads"], r["outputs_differ"]) for r in records] == [("fine", 1, [])]
+    assert errors == [
+        "fake broken on threads: direct raised AttributeError: no encrypt_into here"
+    ]
+
+
+def test_both_clocks_time_the_same_loops():
+    variant = timing.Variant("sleep", lambda: time.sleep(0.001))
+    measured = timing.measure_clocks([variant], 2, 1, 3e6, ("cpu", "wall"))
+    assert measured["wall"]["sleep"].median >= 1e6  # asleep: on the wall clock only
+    assert measured["cpu"]["sleep"].median < 0.5e6
+    assert measured["wall"]["sleep"].number == measured["cpu"]["sleep"].number
+
+
+def test_a_goal_holds_only_on_every_clock():
+    goal = targets.Goal("gcm enc", 64, min_fraction=0.5)
+    row = {
+        "fraction_of_direct": 0.9,
+        "speedup": 10.0,
+        "by_clock": {
+            "cpu": {"fraction_of_direct": 0.9, "speedup": 10.0},
+            "wall": {"fraction_of_direct": 0.4, "speedup": 0.9},
+        },
+    }
+    passed, measured, others = targets.judge_on_every_clock(goal, row)
+    assert not passed and measured == "0.90x" and others == {"wall": "0.40x"}
+    assert targets.slower_rows([row], "wall") == [row]
+    assert targets.slower_rows([row], "cpu") == []
+
+
+def test_threads_option_parses_counts_and_cores():
+    assert cli._thread_counts("1, 2,cores") == [1, 2] + (
+        [os.cpu_count()] if (os.cpu_count() or 1) > 2 else []
+    )
+    for bad in ("0", "two"):
+        with pytest.raises(click.BadParameter):
+            cli._thread_counts(bad)
+    assert report.threads_csv_path("out/b.csv") == "out/b-threads.csv"
 
 
 def test_without_matplotlib_the_csv_and_table_are_written_and_the_hint_given(
@@ -159,7 +270,7 @@ def test_json_output_is_one_document(installed_venv, tmp_path):
     )  # fmt: skip
     assert result.returncode == cli.OK, result.stderr
     doc = json.loads(result.stdout)
-    assert [(r["row"], r["size"]) for r in doc["rows"]] == [("ctr", 1024)]
+    assert [(r["row"], r["size"]) for r in doc["rows"]] == [("ctr", 1024), ("ctr into", 1024)]
     assert {"speedup", "direct_speedup", "fraction_of_direct"} <= set(doc["rows"][0])
     assert any(goal["goal"] == "aes ctr 1 KiB" for goal in doc["goals"])
     assert list(tmp_path.iterdir()) == []

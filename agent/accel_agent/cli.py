@@ -242,6 +242,19 @@ def _sizes(_ctx: click.Context, _param: click.Parameter, value: str | None) -> l
     return sizes
 
 
+def _thread_counts(value: str | None) -> list[int]:
+    """ "1,2,cores" -> [1, 2, os.cpu_count()]; a count below 1 or not a number is a usage error."""
+    counts = []
+    for part in _comma_list((value,) if value else ()):
+        if part == "cores":
+            part = str(os.cpu_count() or 1)
+        if not part.isdigit() or int(part) < 1:
+            raise click.BadParameter("%r is not a thread count" % part, param_hint="--threads")
+        if int(part) not in counts:  # "1,2,cores" on two cores: 1 and 2, once each
+            counts.append(int(part))
+    return counts
+
+
 @cli.command()
 @click.option("--quick", is_flag=True, help="Only 64 B and 16 KiB, short samples (< 30 s).")
 @click.option(
@@ -295,6 +308,13 @@ def _sizes(_ctx: click.Context, _param: click.Parameter, value: str | None) -> l
     help="cpu: this thread's CPU time, immune to other processes; wall: the wall clock.",
 )
 @click.option(
+    "--threads",
+    "thread_counts",
+    metavar="LIST",
+    help="Also run the bulk rows (1 MiB) on these thread counts at once, e.g. 1,2,cores "
+    "(cores: this machine's CPU count): aggregate MB/s on the wall clock.",
+)
+@click.option(
     "--reps", type=click.IntRange(min=1), metavar="N", help="Interleaved samples per variant."
 )
 @click.option("--loops", type=click.IntRange(min=1), metavar="N", help="Timing loops per sample.")
@@ -317,6 +337,7 @@ def bench(
     reps: int | None,
     loops: int | None,
     sample_ms: float | None,
+    thread_counts: str | None,
 ) -> None:
     """Time pycryptodome (and the other libraries) native, under the agent, and cryptography.
 
@@ -338,6 +359,7 @@ def bench(
             csv_path=None if no_files else csv_path,
             chart_path=None if no_files else chart_path,
             as_json=as_json,
+            threads=_thread_counts(thread_counts),
             check_goals=check_goals,
             aesni_ab=aesni_ab,
             progress=progress,

@@ -11,7 +11,7 @@ import os
 import sys
 import time
 
-from accel_agent.bench import aesni, chart, crypto, report, targets
+from accel_agent.bench import aesni, chart, crypto, report, targets, threads
 from accel_agent.bench.families import FAMILIES
 from accel_agent.bench.progress import ProgressBar
 
@@ -45,6 +45,7 @@ class Options:
         "check_goals",
         "aesni_ab",
         "progress",
+        "threads",
     )
 
     def __init__(
@@ -63,6 +64,7 @@ class Options:
         check_goals: bool = False,
         aesni_ab: bool = False,
         progress: bool | None = None,
+        threads: Sequence[int] = (),
     ) -> None:
         self.families = list(families) or list(FAMILIES)
         if aesni_ab and "aes" not in self.families:
@@ -85,6 +87,7 @@ class Options:
         self.check_goals = check_goals
         self.aesni_ab = aesni_ab
         self.progress = progress  # None: on a terminal only
+        self.threads = list(threads)  # thread counts of the threaded table; empty: none
 
     def settings(self) -> crypto.Settings:
         return crypto.Settings(
@@ -144,14 +147,30 @@ def execute(options: Options) -> Outcome:
     bar = ProgressBar(prefix=prefix, enabled=options.progress)
     doc = crypto.run(options.families, settings, switch, bar)
     doc["machine"] = machine
+    if options.threads:
+        bar.waiting("the bulk rows on %s threads..." % ", ".join(map(str, options.threads)))
+        modules, _ = crypto.load_families(doc["families"])
+        doc["threads"], errors = threads.run(
+            modules, options.threads, switch, options.quick, options.rows
+        )
+        doc["errors"] += errors
+        bar.finish()
     verdicts = targets.check_goals(doc) if options.check_goals else None
     masked = aesni.run_masked_child(options.timing_arguments()) if options.aesni_ab else None
     outcome = Outcome()
     outcome.measured = len(doc["rows"])
-    outcome.broken = crypto.broken(doc) or (masked is not None and crypto.broken(masked))
+    outcome.broken = (
+        crypto.broken(doc)
+        or any(r["outputs_differ"] for r in doc.get("threads", ()))
+        or (masked is not None and crypto.broken(masked))
+    )
     if options.csv_path and doc["rows"]:
         report.write_csv(options.csv_path, doc, masked)
         outcome.written.append(options.csv_path)
+        if doc.get("threads"):
+            path = report.threads_csv_path(options.csv_path)
+            report.write_threads_csv(path, doc["threads"])
+            outcome.written.append(path)
     if options.chart_path and doc["rows"]:
         footer = "accel-agent %s, %s. %s. %s." % (
             switch.version,
@@ -180,6 +199,8 @@ def execute(options: Options) -> Outcome:
         return outcome
     report.print_header(doc, settings.describe())
     report.print_tables(doc)
+    if doc.get("threads"):
+        report.print_threads(doc["threads"])
     if verdicts is not None:
         report.print_goals(verdicts)
     if masked is not None:

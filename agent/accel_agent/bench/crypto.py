@@ -211,6 +211,10 @@ class Settings:
         self.clock = clock
         self.max_call_ns = QUICK_MAX_CALL_NS if quick else None
 
+    def clocks(self) -> list[str]:
+        """Every clock, the run's first: rows are timed on both at once."""
+        return [self.clock] + [clock for clock in timing.CLOCKS if clock != self.clock]
+
     def describe(self) -> str:
         return (
             "medians of %d interleaved samples per variant, each the median of %d timing "
@@ -286,7 +290,7 @@ def run_row(family_name: str, row, size: int, switch: AgentSwitch, settings: Set
         for name, output in (("agent", agent_output), ("direct", direct_output))
         if output != reference
     ]
-    measured = timing.measure(
+    by_clock = timing.measure_clocks(
         [
             timing.Variant("native", pycryptodome, switch.native),
             timing.Variant("agent", pycryptodome, switch.agent),
@@ -295,8 +299,9 @@ def run_row(family_name: str, row, size: int, switch: AgentSwitch, settings: Set
         settings.reps,
         settings.loops,
         settings.sample_ns,
-        settings.clock,
+        settings.clocks(),
     )
+    measured = by_clock[settings.clock]
     native_ns, agent_ns, direct_ns = (
         measured[name].median for name in ("native", "agent", "direct")
     )
@@ -311,10 +316,22 @@ def run_row(family_name: str, row, size: int, switch: AgentSwitch, settings: Set
         "speedup": timing.paired_ratio(measured["native"], measured["agent"]),
         "direct_speedup": timing.paired_ratio(measured["native"], measured["direct"]),
         "fraction_of_direct": timing.paired_ratio(measured["direct"], measured["agent"]),
+        "by_clock": {clock: clock_figures(m) for clock, m in by_clock.items()},
         "via": via,
         "outputs_differ": mismatches,
         "noisy": max(m.spread for m in measured.values()) > NOISY_SPREAD,
         "measurements": {name: m.as_dict() for name, m in measured.items()},
+    }
+
+
+def clock_figures(measured: dict[str, timing.Measurement]) -> dict[str, float]:
+    """A row's times and ratios on one clock (``run_row``'s ``by_clock`` entries)."""
+    return {
+        "native_ns": measured["native"].median,
+        "agent_ns": measured["agent"].median,
+        "direct_ns": measured["direct"].median,
+        "speedup": timing.paired_ratio(measured["native"], measured["agent"]),
+        "fraction_of_direct": timing.paired_ratio(measured["direct"], measured["agent"]),
     }
 
 
@@ -327,10 +344,10 @@ def run_application_row(
 ) -> dict:
     """A row with no direct variant (an application's own work): native and agent, both clocks.
 
-    The run's clock gives the row's times; the other clock is measured too,
-    in a second interleaved measurement, so the speed-up is reported on
-    both. The share of the native time spent in the crypto library comes
-    from :func:`accel_agent.bench.amdahl.crypto_share`.
+    The run's clock gives the row's times; the other clock is read around
+    the same timing loops, so the speed-up is reported on both. The share
+    of the native time spent in the crypto library comes from
+    :func:`accel_agent.bench.amdahl.crypto_share`.
     """
     from accel_agent.bench import amdahl
 
@@ -345,10 +362,9 @@ def run_application_row(
         timing.Variant("native", work, switch.native),
         timing.Variant("agent", work, switch.agent),
     ]
-    by_clock = {
-        clock: timing.measure(variants, settings.reps, settings.loops, settings.sample_ns, clock)
-        for clock in [settings.clock] + [c for c in timing.CLOCKS if c != settings.clock]
-    }
+    by_clock = timing.measure_clocks(
+        variants, settings.reps, settings.loops, settings.sample_ns, settings.clocks()
+    )
     measured = by_clock[settings.clock]
     switch.native()
     packages = getattr(sys.modules[row.build.__module__], "CRYPTO_PACKAGES", {}).get(row.label, ())
@@ -366,6 +382,16 @@ def run_application_row(
         "fraction_of_direct": NAN,
         "speedup_by_clock": {
             clock: timing.paired_ratio(m["native"], m["agent"]) for clock, m in by_clock.items()
+        },
+        "by_clock": {
+            clock: {
+                "native_ns": m["native"].median,
+                "agent_ns": m["agent"].median,
+                "direct_ns": NAN,
+                "speedup": timing.paired_ratio(m["native"], m["agent"]),
+                "fraction_of_direct": NAN,
+            }
+            for clock, m in by_clock.items()
         },
         "crypto_share": share,
         "via": via,

@@ -14,6 +14,7 @@ import textwrap
 from accel_agent.bench.crypto import NOISY_SPREAD
 from accel_agent.bench.families import size_label
 from accel_agent.bench.table import WIDTH, Table, format_ratio, format_time
+from accel_agent.bench.timing import CLOCKS
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -34,6 +35,11 @@ CSV_FIELDS = (
     "fraction_of_direct",
     "served_by",
     "outputs_differ",
+) + tuple(
+    # both clocks of every row, whichever the run's was (read around the same loops)
+    "%s_%s" % (clock, figure)
+    for clock in CLOCKS
+    for figure in ("native_ns", "agent_ns", "direct_ns", "speedup", "fraction_of_direct")
 )
 
 
@@ -133,6 +139,18 @@ def application_table(family: str, rows: Sequence[dict]) -> Table:
     return table
 
 
+# The column of the other clock's speed-up (agt/nat) beside the run's.
+OTHER_CLOCK_HEADER = {"wall": "wall x", "cpu": "cpu x"}
+
+
+def other_clock(rows: Sequence[dict]) -> str | None:
+    """The clock every row was also timed on besides the run's (None if some lack it)."""
+    for clock in OTHER_CLOCK_HEADER:
+        if rows and all(list(r.get("by_clock", {}))[1:2] == [clock] for r in rows):
+            return clock
+    return None
+
+
 def print_tables(doc: dict) -> None:
     for family in doc["families"]:
         rows = [r for r in doc["rows"] if r["family"] == family]
@@ -143,9 +161,11 @@ def print_tables(doc: dict) -> None:
         if all("speedup_by_clock" in r for r in rows):
             application_table(family, rows).print()
             continue
-        table = Table([family, "size", "native", "agent", "direct", "agt/nat", "of dir", "MB/s"])
+        other = other_clock(rows)
+        headers = [family, "size", "native", "agent", "direct", "agt/nat", "of dir", "MB/s"]
+        table = Table(headers + ([OTHER_CLOCK_HEADER[other]] if other else []))
         for r in rows:
-            table.add(
+            cells = [
                 r["row"],
                 size_label(r["size"]),
                 format_ns(r["native_ns"]),
@@ -154,8 +174,10 @@ def print_tables(doc: dict) -> None:
                 format_ratio(r["speedup"]),
                 "%.2fx" % r["fraction_of_direct"],
                 format_mbps(r["size"], r["agent_ns"]),
-                suffix=mark(r),
-            )
+            ]
+            if other:
+                cells.append(format_ratio(r["by_clock"][other]["speedup"]))
+            table.add(*cells, suffix=mark(r))
         table.print()
     print()
     for note in notes(doc):
@@ -189,7 +211,9 @@ def notes(doc: dict) -> list[str]:
     found.append(
         "agt/nat = native time / agent time (the agent's speed-up); of dir = direct time "
         "/ agent time (the share of direct cryptography's speed the agent reaches); "
-        "medians of paired per-repetition ratios. MB/s: under the agent, from 1 KiB."
+        "medians of paired per-repetition ratios. MB/s: under the agent, from 1 KiB. "
+        "wall x (cpu x): agt/nat on the other clock, read around the same loops; the "
+        "CSV has every figure on both."
     )
     for message in doc["agent"]["messages"]:
         found.append("agent said: %s" % message)
@@ -199,13 +223,17 @@ def notes(doc: dict) -> list[str]:
 def print_goals(verdicts: list[dict]) -> None:
     print()
     print("Goals (reported, not enforced)")
-    table = Table(["goal", "target", "measured", "verdict"])
+    others = sorted({clock for v in verdicts for clock in v.get("measured_by_clock", {})})
+    # the other clock's figure in a column of its own (a goal holds only on both)
+    table = Table(["goal", "target", "measured"] + others + ["verdict"])
     skipped = 0
     for v in verdicts:  # the row names say the family; the JSON's "goal" names it too
         if v["verdict"] == "SKIP":
             skipped += 1
             continue
-        table.add(v.get("label", v["goal"]), v["target"], v["measured"], v["verdict"])
+        by_clock = v.get("measured_by_clock", {})
+        measured = [v["measured"]] + [by_clock.get(clock, "") for clock in others]
+        table.add(v.get("label", v["goal"]), v["target"], *measured, v["verdict"])
     table.print()
     if skipped:
         print(wrapped("%d more goals are for rows this run did not measure (SKIP)" % skipped))
@@ -230,8 +258,22 @@ def csv_records(rows: Sequence[dict], aesni: str) -> list[list[str]]:
             r["via"],
             " ".join(r["outputs_differ"]),
         ]
+        + clock_cells(r)
         for r in rows
     ]
+
+
+def clock_cells(row: dict) -> list[str]:
+    """The CSV's per-clock cells of a row; empty where the row lacks that clock."""
+    cells = []
+    for clock in CLOCKS:
+        figures = row.get("by_clock", {}).get(clock)
+        for name in ("native_ns", "agent_ns", "direct_ns", "speedup", "fraction_of_direct"):
+            if figures is None:
+                cells.append("")
+            else:
+                cells.append(("%.1f" if name.endswith("_ns") else "%.3f") % figures[name])
+    return cells
 
 
 def write_csv(path: str, doc: dict, masked: dict | None = None) -> int:
@@ -246,4 +288,72 @@ def write_csv(path: str, doc: dict, masked: dict | None = None) -> int:
         writer = csv.writer(handle)
         writer.writerow(CSV_FIELDS)
         writer.writerows(records)
+    return len(records)
+
+
+# The threaded table's CSV (--threads): one row per bulk row and thread count.
+THREADS_CSV_FIELDS = (
+    "family",
+    "row",
+    "size",
+    "threads",
+    "native_mbps",
+    "agent_mbps",
+    "direct_mbps",
+    "speedup",
+    "outputs_differ",
+)
+
+
+def print_threads(records: Sequence[dict]) -> None:
+    """The bulk rows on N threads at once: aggregate MB/s of every variant, wall clock."""
+    print()
+    size = size_label(records[0]["size"]) if records else ""
+    print(
+        wrapped(
+            "The bulk rows on several threads at once, %s messages: MB/s of all "
+            "threads together, wall clock" % size
+        )
+    )
+    table = Table(["row", "threads", "native", "agent", "direct", "agt/nat"])
+    for r in records:
+        table.add(
+            "%s %s" % (r["family"], r["row"]),
+            str(r["threads"]),
+            "%.0f" % r["native_mbps"],
+            "%.0f" % r["agent_mbps"],
+            "%.0f" % r["direct_mbps"],
+            format_ratio(r["speedup"]),
+            suffix="!" if r["outputs_differ"] else "",
+        )
+    table.print()
+
+
+def threads_csv_path(path: str) -> str:
+    """Where --threads' CSV goes beside the main CSV: ``bench.csv`` -> ``bench-threads.csv``."""
+    stem, extension = os.path.splitext(path)
+    return "%s-threads%s" % (stem, extension or ".csv")
+
+
+def write_threads_csv(path: str, records: Sequence[dict]) -> int:
+    directory = os.path.dirname(path)
+    if directory:
+        os.makedirs(directory, exist_ok=True)
+    with open(path, "w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(THREADS_CSV_FIELDS)
+        for r in records:
+            writer.writerow(
+                [
+                    r["family"],
+                    r["row"],
+                    str(r["size"]),
+                    str(r["threads"]),
+                    "%.1f" % r["native_mbps"],
+                    "%.1f" % r["agent_mbps"],
+                    "%.1f" % r["direct_mbps"],
+                    "%.3f" % r["speedup"],
+                    " ".join(r["outputs_differ"]),
+                ]
+            )
     return len(records)
