@@ -13,6 +13,10 @@
 # Two versions run at a time (the machine has two cores); each one's log is
 # printed whole, in version order, once all are done.
 #
+# The oldest Python that runs gets the oldest cryptography the pyproject
+# allows (its `cryptography>=X` floor, pinned ==X), the others the newest: the
+# floor is tested, not only declared.
+#
 # A Python that is not installed is reported as SKIPPED, by name. The script
 # fails when any version fails, or when none could run.
 #
@@ -38,6 +42,12 @@ COVERED=${ACCEL_COVERED_PYTHON:-}
 
 PYCRYPTODOME=$(grep -E '^pycryptodome==' requirements/pycryptodome-4.txt)
 PYCRYPTODOMEX=$(grep -E '^pycryptodomex==' requirements/pycryptodomex.txt)
+CRYPTOGRAPHY_FLOOR=$(sed -nE 's/^ *"cryptography>=([0-9.]+)".*/\1/p' pyproject.toml | head -1)
+if [[ -z $CRYPTOGRAPHY_FLOOR ]]; then
+    echo "multipython: FAILED: no cryptography>=X floor found in pyproject.toml"
+    exit 1
+fi
+OLDEST_RUN=""  # the first version that runs: it gets cryptography==$CRYPTOGRAPHY_FLOOR
 
 section "multi-Python: setup"
 if [[ ! -f $START_TESTS ]]; then
@@ -64,8 +74,11 @@ run_version() {
             -w "$LOGS/wheel-$minor" . 2>&1 | without_pip_noise
         wheel=$(ls "$LOGS/wheel-$minor"/accel_agent-*.whl)
         echo "wheel: $wheel"
+        local -a floor=()
+        [[ $minor == "$OLDEST_RUN" ]] && floor=("cryptography==$CRYPTOGRAPHY_FLOOR")
         "$venv/bin/python" -m pip --disable-pip-version-check install -q \
-            "$wheel[test]" "$PYCRYPTODOME" 2>&1 | without_pip_noise
+            "$wheel[test]" "$PYCRYPTODOME" "${floor[@]}" 2>&1 | without_pip_noise
+        echo "cryptography: $("$venv/bin/python" -c 'import cryptography; print(cryptography.__version__)')"
         "$venv/bin/python" -c 'import accel_agent.speedups as s; print("speedups:", s.describe())'
         # No cache provider and no xdist: two versions run at once in the same tree.
         echo "--- pytest -q $START_TESTS"
@@ -108,6 +121,7 @@ for minor in $VERSIONS; do
         continue
     fi
     PYTHONS[$minor]=$python
+    [[ -n $OLDEST_RUN ]] || OLDEST_RUN=$minor
     while (($(jobs -rp | wc -l) >= JOBS)); do wait -n || true; done
     echo "python$minor: started ($python)"
     run_version "$minor" "$python" &
