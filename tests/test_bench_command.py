@@ -270,7 +270,9 @@ def test_json_output_is_one_document(installed_venv, tmp_path):
     )  # fmt: skip
     assert result.returncode == cli.OK, result.stderr
     doc = json.loads(result.stdout)
-    assert [(r["row"], r["size"]) for r in doc["rows"]] == [("ctr", 1024), ("ctr into", 1024)]
+    rows = [(r["row"], r["size"]) for r in doc["rows"]]
+    assert rows[0] == ("ctr", 1024) and ("ctr into", 1024) in rows
+    assert all("ctr" in label for label, _size in rows)  # --rows: labels containing the text
     assert {"speedup", "direct_speedup", "fraction_of_direct"} <= set(doc["rows"][0])
     assert any(goal["goal"] == "aes ctr 1 KiB" for goal in doc["goals"])
     assert list(tmp_path.iterdir()) == []
