@@ -556,12 +556,8 @@ def _huge_aead(rec, module, make, where):
         aad = bytearray(GIB2)  # zero pages: cheap until read
         rec.call("update", cipher.update, aad)
         del aad
-        if where == "aad-seal":
-            rec.call("encrypt_and_digest", cipher.encrypt_and_digest, b"payload")
-            rec.call("digest again", cipher.digest)
-        else:
-            rec.call("decrypt_and_verify", cipher.decrypt_and_verify, b"payload", bytes(16))
-            rec.call("verify again", cipher.verify, bytes(16))
+        rec.call("encrypt_and_digest", cipher.encrypt_and_digest, b"payload")
+        rec.call("digest again", cipher.digest)
         return
 
     def seal_and_summarise():
@@ -572,12 +568,12 @@ def _huge_aead(rec, module, make, where):
     rec.call("digest again", cipher.digest)
 
 
-# Each case streams 2 GiB natively and under the agent (20-40 s). Opening with
-# 2 GiB of associated data takes the same update() path as sealing: it runs
-# for CCM only, whose one-shot calls check the size themselves.
+# Each case streams 2 GiB natively and under the agent (10-50 s). Opening
+# after 2 GiB of associated data takes the same update() path as sealing (the
+# data goes to a native twin there), so it is left out: CCM's took 75 s.
 HUGE_AEAD_CASES = [
     (case, where) for case in sorted(HUGE_AEADS) for where in ("aad-seal", "data-seal")
-] + [("ccm", "aad-open")]
+]
 
 
 @pytest.mark.slow
