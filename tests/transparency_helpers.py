@@ -10,6 +10,10 @@ into one comparison:
 * :func:`both` runs the scenario with the agent active, then natively (the
   patched attributes swapped back to the originals that
   :mod:`accel_agent.patching` keeps), and fails with the first differing step;
+* :func:`against_native_transcript` does the same for the few scenarios that
+  stream 2 GiB, against native's transcript recorded once
+  (``tests/vectors/native-transcripts.json``) when it was recorded from the
+  same pycryptodome; ``ACCEL_NATIVE_TRANSCRIPTS=live`` runs native instead;
 * :class:`Tally` counts comparisons, mismatches and accelerated calls per
   test, for the terminal summaries of the test folders;
 * the test modules' common prelude: :data:`RAISED`,
@@ -25,11 +29,13 @@ function and reach pycryptodome through the module object at call time
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import importlib
 import json
 import os
 import re
 import sys
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -475,6 +481,130 @@ def both(scenario, module, *args, **kwargs) -> Comparison:
     if difference is not None:
         raise Mismatch("agent and native %s differ: %s" % (module.__name__, difference))
     comparison = Comparison(agent, native, count_delta(before, after_agent))
+    comparison.patched = patching.is_patched(module.__name__)
+    return comparison
+
+
+# ------------------------------------------------------------ recorded native transcripts
+
+NATIVE_TRANSCRIPTS = REPO_ROOT / "tests" / "vectors" / "native-transcripts.json"
+# recorded (the default): a transcript recorded from the same pycryptodome
+# stands in for the native run; live: native runs, as in both(); record:
+# native runs and its transcript is written (or replaced) in the file.
+TRANSCRIPTS_MODE = "ACCEL_NATIVE_TRANSCRIPTS"
+TRANSCRIPTS_MODES = ("recorded", "live", "record")
+
+
+def _to_json(value):
+    if isinstance(value, bytes):
+        return {"hex": value.hex()}
+    if isinstance(value, (tuple, list)):
+        return [_to_json(item) for item in value]
+    return value
+
+
+def _from_json(value):
+    if isinstance(value, dict):
+        return bytes.fromhex(value["hex"])
+    if isinstance(value, list):
+        return tuple(_from_json(item) for item in value)
+    return value
+
+
+def _transcript_facts(module) -> dict:
+    flavour = module.__name__.split(".")[0]
+    return {"flavour": flavour, "version": str(importlib.import_module(flavour).__version__)}
+
+
+def _transcripts_mode() -> str:
+    mode = os.environ.get(TRANSCRIPTS_MODE, "").strip() or "recorded"
+    if mode not in TRANSCRIPTS_MODES:
+        raise pytest.UsageError("%s=%s: one of %s" % (TRANSCRIPTS_MODE, mode, TRANSCRIPTS_MODES))
+    return mode
+
+
+def _write_transcript(key: str, facts: dict, steps: list[tuple]) -> None:
+    """Add one transcript to the file (locked: two workers may record at once)."""
+    with open(Path(tempfile.gettempdir()) / "accel-native-transcripts.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        data = {"about": "", "transcripts": {}}
+        if NATIVE_TRANSCRIPTS.exists():
+            data = json.loads(NATIVE_TRANSCRIPTS.read_text())
+        data["about"] = (
+            "Native pycryptodome's transcripts of the scenarios that stream 2 GiB of fixed "
+            "(all-zero) inputs, by test id: recorded with %s=record, they stand in for "
+            "the native run of a test when its pycryptodome is the one named in facts. "
+            "Zero keys and data only: nothing secret." % TRANSCRIPTS_MODE
+        )
+        data["transcripts"][key] = {"facts": facts, "steps": _to_json(steps)}
+        data["transcripts"] = dict(sorted(data["transcripts"].items()))
+        NATIVE_TRANSCRIPTS.write_text(json.dumps(data, indent=1) + "\n")
+
+
+def _transcripts() -> dict:
+    if not NATIVE_TRANSCRIPTS.exists():
+        return {}
+    return json.loads(NATIVE_TRANSCRIPTS.read_text())["transcripts"]
+
+
+def has_transcript(key: str) -> bool:
+    """Whether a transcript of ``key`` is recorded, from whichever pycryptodome."""
+    return key in _transcripts()
+
+
+def recorded_transcript(key: str, module) -> list[tuple] | None:
+    """Native's recorded steps for ``key``, if recorded from this pycryptodome; else None."""
+    entry = _transcripts().get(key)
+    if entry is None or entry["facts"] != _transcript_facts(module):
+        return None
+    return list(_from_json(entry["steps"]))
+
+
+def against_native_transcript(key: str, scenario, module, *args, **kwargs) -> Comparison:
+    """:func:`both`, with native's run replaced by its recorded transcript when one fits.
+
+    For scenarios whose inputs are fixed and whose native run is long (2 GiB
+    streamed at a few hundred MB/s): the agent's run is compared step by
+    step, as in :func:`both`, with what native pycryptodome did when the
+    transcript was recorded. A transcript fits when it was recorded from the
+    same package and version; when none fits, native runs, as in :func:`both`.
+    ``key`` names the transcript (the test's id).
+    """
+    mode = _transcripts_mode()
+    native_steps = recorded_transcript(key, module) if mode == "recorded" else None
+    if mode == "recorded" and native_steps is None and not has_transcript(key):
+        pytest.fail(
+            "no native transcript for %s in %s: record it with %s=record"
+            % (key, NATIVE_TRANSCRIPTS.name, TRANSCRIPTS_MODE)
+        )
+    if native_steps is None:
+        comparison = both(scenario, module, *args, **kwargs)
+        if mode == "record":
+            _write_transcript(key, _transcript_facts(module), comparison.native.steps)
+        return comparison
+    ensure_agent()
+    failure = patch_failure(module)
+    if failure:
+        raise AssertionError("the agent failed to patch %s: %s" % (module.__name__, failure))
+    agent = Recorder()
+    before = call_counts()
+    scenario(agent, module, *args, **kwargs)
+    calls = count_delta(before, call_counts())
+    agent_steps = list(_from_json(_to_json(agent.steps)))  # as the record holds them
+    native = Recorder()
+    native.steps = native_steps
+    difference = first_difference(agent_steps, native_steps)
+    TALLY.compared(
+        mismatch=difference is not None,
+        agent_raised=agent.raised(),
+        native_raised=native.raised(),
+    )
+    if difference is not None:
+        raise Mismatch(
+            "agent and native %s (recorded transcript %s) differ: %s"
+            % (module.__name__, key, difference)
+        )
+    comparison = Comparison(agent, native, calls)
     comparison.patched = patching.is_patched(module.__name__)
     return comparison
 

@@ -412,9 +412,9 @@ HUGE_MACS = [c for c in ALL if c.name in ("hmac-sha256", "cmac-aes128", "poly130
 
 @pytest.mark.slow
 @pytest.mark.parametrize("case", HUGE_HASHES + HUGE_MACS, ids=repr)
-def test_data_past_2_31_bytes(case, huge):
-    flavour = FLAVOURS[0]
-    th.both(huge_hash_scenario, case.module_of(flavour), case, huge)
+def test_data_past_2_31_bytes(case, huge, request):
+    module = case.module_of(FLAVOURS[0])
+    th.against_native_transcript(request.node.nodeid, huge_hash_scenario, module, case, huge)
 
 
 def huge_secrets_scenario(rec, module, flavour, big):
@@ -431,6 +431,7 @@ def huge_secrets_scenario(rec, module, flavour, big):
 
 
 @pytest.mark.slow
-def test_keys_passwords_and_salts_past_2_31_bytes(huge):
+def test_keys_passwords_and_salts_past_2_31_bytes(huge, request):
     flavour = FLAVOURS[0]
-    th.both(huge_secrets_scenario, th.import_from(flavour, "Protocol.KDF"), flavour, huge)
+    module = th.import_from(flavour, "Protocol.KDF")
+    th.against_native_transcript(request.node.nodeid, huge_secrets_scenario, module, flavour, huge)
