@@ -2,6 +2,7 @@
 
     python tests/suite/run_selftest.py [--flavour Crypto|Cryptodome ...] [--skip-slow]
                                        [--select EXPR] [--parallel] [--json-out FILE]
+                                       [--native recorded|live|record]
 
 For each flavour (``Crypto`` = pycryptodome, ``Cryptodome`` = pycryptodomex;
 default: every one installed) the suite runs twice, each time in a fresh
@@ -19,14 +20,29 @@ as accelerated served a non-zero number of calls. Tests that fail natively
 are listed, not held against the agent. The last line of output is one JSON
 object (the same as ``--json-out``); the exit status is 0 on a clean verdict,
 1 on a difference, 2 when a run could not be made.
+
+Native's outcomes can be recorded (``--native record``: both runs, then the
+native outcomes written to ``tests/suite/native-outcomes/``) and, by default
+(``--native recorded``), stand in for the native run: the suite then runs
+only under the agent. A record stands in only for the run it was made from:
+the same flavour, version, test vectors, Python, machine, CPU features,
+``--skip-slow`` and ``--select``. It holds the SHA-256 of every
+(test, outcome) pair but those of :data:`INTERNALS_TESTS`, which it lists.
+When the agent's outcomes hash the same, they are native's, test by test;
+when anything differs, or no record fits, the native run is made after all
+and the two are compared as without a record, so a difference is always
+shown test by test against a live native run. ``--native live`` always
+runs native.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import importlib
 import json
 import os
+import platform
 import resource
 import subprocess
 import sys
@@ -41,6 +57,8 @@ CHILD_TIMEOUT = 3600
 FAILED_OUTCOMES = ("failed", "error")
 LISTED = 50  # tests listed by name in the verdict (the counts are complete)
 DETAIL_CHARS = 800  # of each agent-only failure's traceback
+RECORDS = Path(__file__).resolve().with_name("native-outcomes")
+NATIVE_CHOICES = ("recorded", "live", "record")
 
 
 # ============================================================== in the child interpreter
@@ -244,6 +262,8 @@ def child_main(flavour: str, mode: str, skip_slow: bool, select: str | None, out
         active=active,
         test_vectors=_test_vectors_version(),
         python=sys.version.split()[0],
+        machine=platform.machine(),
+        cpu_features=_cpu_features(flavour),
         calls=registry.calls(),
         primitives={
             name: {
@@ -263,6 +283,19 @@ def child_main(flavour: str, mode: str, skip_slow: bool, select: str | None, out
     )
     Path(out).write_text(json.dumps(results))
     return EXIT_OK
+
+
+def _cpu_features(flavour: str) -> dict:
+    """The CPU features pycryptodome's C code (and so which of its tests run) depends on."""
+    try:
+        features = importlib.import_module(flavour + ".Util._cpu_features")
+    except ImportError:
+        return {}
+    return {
+        name: bool(getattr(features, name)())
+        for name in ("have_aes_ni", "have_clmul")
+        if hasattr(features, name)
+    }
 
 
 def _test_vectors_version() -> str | None:
@@ -387,6 +420,91 @@ def _internals_reason(test: str) -> str | None:
     return None
 
 
+# The facts of a run that decide which tests run and how they end natively:
+# a record stands in only for a run with the same ones.
+RECORD_FACTS = (
+    "flavour", "version", "framework", "test_vectors", "python", "machine", "cpu_features"
+)
+
+
+def outcomes_digest(outcomes: dict[str, str]) -> str:
+    """SHA-256 of every (test, outcome) pair but those of :data:`INTERNALS_TESTS`."""
+    digest = hashlib.sha256()
+    for test in sorted(outcomes):
+        if not _internals_reason(test):
+            digest.update(("%s\t%s\n" % (test, outcomes[test])).encode())
+    return digest.hexdigest()
+
+
+def _facts(results: dict, skip_slow: bool, select: str | None) -> dict:
+    facts = {name: results.get(name) for name in RECORD_FACTS}
+    facts.update(skip_slow=skip_slow, select=select)
+    return facts
+
+
+def record_path(facts: dict) -> Path:
+    return RECORDS / ("%s-%s%s.json" % (
+        facts["flavour"], facts["version"], "-skip-slow" if facts["skip_slow"] else ""
+    ))
+
+
+def write_record(native: dict, skip_slow: bool, select: str | None) -> Path:
+    """Keep a native run's outcomes (hashed), so later runs can leave native out."""
+    if select:
+        raise SystemExit("--native record: a record is of a whole run, not of --select")
+    facts = _facts(native, skip_slow, select)
+    outcomes = native["outcomes"]
+    record = {
+        "about": "pycryptodome's own suite, run natively (ACCEL_AGENT=off) by "
+        "tests/suite/run_selftest.py --native record; it stands in for the native run "
+        "only when every fact matches",
+        "recorded": time.strftime("%Y-%m-%d"),
+        "facts": facts,
+        "tests": len(outcomes),
+        "digest": outcomes_digest(outcomes),
+        "internals_tests": {t: o for t, o in sorted(outcomes.items()) if _internals_reason(t)},
+        "not_passed": {t: o for t, o in sorted(outcomes.items()) if o != "passed"},
+        "seconds": native["seconds"],
+        "cpu_seconds": native.get("cpu_seconds"),
+    }
+    path = record_path(facts)
+    path.parent.mkdir(exist_ok=True)
+    path.write_text(json.dumps(record, indent=1, sort_keys=True) + "\n")
+    return path
+
+
+def recorded_native(agent: dict, skip_slow: bool, select: str | None) -> tuple[dict | None, str]:
+    """Native's results as recorded, if a record fits the agent's run; else (None, why not).
+
+    The outcomes returned are the agent's own wherever the digest proves them
+    native's, and the record's for the tests of pycryptodome's internals.
+    """
+    if "problem" in agent:
+        return None, "the agent's run could not be made"
+    facts = _facts(agent, skip_slow, select)
+    path = record_path(facts)
+    if not path.exists():
+        return None, "no record of native's outcomes at %s" % path
+    record = json.loads(path.read_text())
+    recorded_facts = record["facts"]
+    keys = set(facts) | set(recorded_facts)
+    stale = sorted(k for k in keys if facts.get(k) != recorded_facts.get(k))
+    if stale:
+        return None, "%s was made with other %s" % (path.name, ", ".join(stale))
+    outcomes = {t: o for t, o in agent["outcomes"].items() if not _internals_reason(t)}
+    internals = {t for t in agent["outcomes"] if _internals_reason(t)}
+    if outcomes_digest(outcomes) != record["digest"] or internals != set(record["internals_tests"]):
+        return None, "the agent's outcomes are not the recorded native ones"
+    outcomes.update(record["internals_tests"])
+    native = {
+        "outcomes": outcomes,
+        "seconds": record["seconds"],
+        "cpu_seconds": record["cpu_seconds"],
+        "log": "recorded %s in %s" % (record["recorded"], path),
+    }
+    return native, "recorded %s" % record["recorded"]
+
+
 def compare(flavour: str, native: dict, agent: dict) -> dict:
     """The verdict for one flavour from its two runs."""
     verdict: dict = {"flavour": flavour}
@@ -450,12 +568,15 @@ def _print_verdict(verdict: dict) -> None:
         return
     for mode in ("native", "agent"):
         c = verdict[mode]
+        label = mode
+        if mode == "native" and verdict.get("native_source", "run now").startswith("recorded"):
+            label = "native (%s)" % verdict["native_source"]
         print(
             "%s %s %s: %d run, %d failures, %d errors, %d skipped in %.0f s (%.0f s CPU)"
             % (
                 flavour,
                 verdict["version"],
-                mode,
+                label,
                 c["run"],
                 c["failures"],
                 c["errors"],
@@ -482,28 +603,50 @@ def _print_verdict(verdict: dict) -> None:
     print("  %s: %s" % (flavour, "same results as native" if verdict["ok"] else "NOT TRANSPARENT"))
 
 
-def run(python, flavours, skip_slow, select, parallel, work: Path) -> dict:
+def _run_modes(python, flavour, modes, skip_slow, select, parallel, work: Path) -> dict:
+    """Run the suite in each of ``modes`` (at once with ``parallel``); their results by mode."""
+    runs = {}
+    pending: list = []
+    try:
+        if parallel:
+            started = time.monotonic()
+            pending = [(m, _start(python, flavour, m, skip_slow, select, work)) for m in modes]
+            for mode, (process, out, log) in pending:
+                runs[mode] = _finish(process, out, log, started)
+        else:
+            for mode in modes:
+                started = time.monotonic()
+                pending = [(mode, _start(python, flavour, mode, skip_slow, select, work))]
+                runs[mode] = _finish(*pending[0][1], started)
+    finally:  # interrupted (Ctrl-C, a timeout of the caller): leave no suite running
+        for _, (process, _out, _log) in pending:
+            if process.poll() is None:
+                process.kill()
+                process.wait()
+    return runs
+
+
+def run(python, flavours, skip_slow, select, parallel, work: Path, native="live") -> dict:
     verdicts = {}
     for flavour in flavours:
-        runs = {}
-        pending: list = []
-        try:
-            if parallel:
-                started = time.monotonic()
-                pending = [(m, _start(python, flavour, m, skip_slow, select, work)) for m in MODES]
-                for mode, (process, out, log) in pending:
-                    runs[mode] = _finish(process, out, log, started)
+        runs, source = {}, "run now"
+        if native == "recorded":
+            runs = _run_modes(python, flavour, ["agent"], skip_slow, select, parallel, work)
+            recorded, source = recorded_native(runs["agent"], skip_slow, select)
+            if recorded is None:
+                print("%s: native runs now: %s" % (flavour, source))
+                sys.stdout.flush()
+                runs.update(_run_modes(python, flavour, ["native"], skip_slow, select, False, work))
+                source = "run now (%s)" % source
             else:
-                for mode in MODES:
-                    started = time.monotonic()
-                    pending = [(mode, _start(python, flavour, mode, skip_slow, select, work))]
-                    runs[mode] = _finish(*pending[0][1], started)
-        finally:  # interrupted (Ctrl-C, a timeout of the caller): leave no suite running
-            for _, (process, _out, _log) in pending:
-                if process.poll() is None:
-                    process.kill()
-                    process.wait()
+                runs["native"] = recorded
+        else:
+            runs = _run_modes(python, flavour, list(MODES), skip_slow, select, parallel, work)
+            if native == "record" and "problem" not in runs["native"]:
+                print("%s: native outcomes recorded in %s" % (
+                    flavour, write_record(runs["native"], skip_slow, select)))
         verdicts[flavour] = compare(flavour, runs["native"], runs["agent"])
+        verdicts[flavour]["native_source"] = source
         _print_verdict(verdicts[flavour])
         sys.stdout.flush()
     return {
@@ -511,6 +654,7 @@ def run(python, flavours, skip_slow, select, parallel, work: Path) -> dict:
         "python": python,
         "skip_slow": skip_slow,
         "select": select,
+        "native": native,
         "flavours": verdicts,
     }
 
@@ -526,6 +670,13 @@ def main(argv=None) -> int:
     parser.add_argument("--parallel", action="store_true", help="run native and agent at once")
     parser.add_argument("--json-out", help="also write the verdict (child: the results) here")
     parser.add_argument("--work-dir", help="where runs write logs and results (default: temp)")
+    parser.add_argument(
+        "--native",
+        choices=NATIVE_CHOICES,
+        default="recorded",
+        help="recorded: a fitting record of native's outcomes stands in for the native run "
+        "(the default); live: run native always; record: run both and record native's",
+    )
     parser.add_argument("--child", choices=MODES, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
 
@@ -543,7 +694,9 @@ def main(argv=None) -> int:
         work.mkdir(parents=True, exist_ok=True)
     else:
         work = Path(tempfile.mkdtemp(prefix="accel-selftest-"))
-    verdict = run(args.python, flavours, args.skip_slow, args.select, args.parallel, work)
+    verdict = run(
+        args.python, flavours, args.skip_slow, args.select, args.parallel, work, args.native
+    )
     if args.json_out:
         Path(args.json_out).write_text(json.dumps(verdict, indent=1))
     print(json.dumps(verdict, separators=(",", ":")))
