@@ -12,6 +12,24 @@ without_pip_noise() {
     sed -u "/^WARNING: Location '.*' is ignored: it is neither a file nor a directory\.$/d"
 }
 
+# cpu_of FILE COMMAND...: run COMMAND, then write to FILE the CPU seconds (user
+# plus system) it and every process under it used; returns COMMAND's status.
+# Run it in a subshell of its own: `times` counts all that shell's children.
+cpu_of() {
+    local file=$1 rc=0
+    shift
+    "$@" || rc=$?
+    # times' second line, the children's: "XmY.YYYs XmY.YYYs" (user, system).
+    # Not in a pipeline: a pipeline's subshell has no children of its own.
+    times >"$file.times"
+    sed -n 2p "$file.times" | awk '{
+        total = 0
+        for (i = 1; i <= 2; i++) { split($i, t, "m"); total += t[1] * 60 + t[2] }
+        printf "%d\n", total + 0.5 }' >"$file"
+    rm -f "$file.times"
+    return "$rc"
+}
+
 # The root of pyenv's interpreters: `pyenv root`, else $PYENV_ROOT, else ~/.pyenv.
 pyenv_root() {
     pyenv root 2>/dev/null || echo "${PYENV_ROOT:-$HOME/.pyenv}"

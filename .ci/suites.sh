@@ -4,10 +4,19 @@
 #
 # For each requirements file below: a fresh venv with the accel-agent wheel,
 # that pin (and the pinned test vectors), then tests/suite/run_selftest.py,
-# which runs the suite twice in fresh interpreters (ACCEL_AGENT=off and
-# ACCEL_AGENT=quiet), compares the results test by test, and prints the
-# accelerated-call count of every primitive. A test that fails only under the
-# agent, or an accelerated primitive that served no call, fails the step.
+# which runs the suite in fresh interpreters natively (ACCEL_AGENT=off) and
+# under the agent (ACCEL_AGENT=quiet), compares the results test by test, and
+# prints the accelerated-call count of every primitive. A test that fails only
+# under the agent, or an accelerated primitive that served no call, fails the
+# step.
+#
+# Native's outcomes for each pin are recorded in tests/suite/native-outcomes/
+# (SUITE_NATIVE=record bash .ci/suites.sh runs both and records them anew).
+# A record made from the same pin, test vectors, Python, machine and CPU
+# features stands in for the native run when the agent's outcomes hash the
+# same; on any difference, or with no record that fits, native runs there and
+# then and the two are compared test by test. SUITE_NATIVE=live always runs
+# native.
 #
 #   requirements/pycryptodome-4.txt   Crypto      (pytest-based suite), slow tests included
 #   requirements/pycryptodome-3.txt   Crypto      (unittest-based suite), --skip-slow
@@ -63,7 +72,7 @@ run_pin() {
         fi
         if ((rc == 0)); then
             "$venv/bin/python" "$RUNNER" --flavour "$flavour" --parallel "${slow[@]}" \
-                --work-dir "$WORK/$name" --json-out "$WORK/$name.json"
+                --native "${SUITE_NATIVE:-recorded}" --work-dir "$WORK/$name" --json-out "$WORK/$name.json"
             rc=$?
         fi
         echo "($((SECONDS - started)) s)"
