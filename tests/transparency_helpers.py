@@ -493,6 +493,7 @@ NATIVE_TRANSCRIPTS = REPO_ROOT / "tests" / "vectors" / "native-transcripts.json"
 # native runs and its transcript is written (or replaced) in the file.
 TRANSCRIPTS_MODE = "ACCEL_NATIVE_TRANSCRIPTS"
 TRANSCRIPTS_MODES = ("recorded", "live", "record")
+_XDIST_GROUP = re.compile(r"@[\w-]+$")
 
 
 def _to_json(value):
@@ -568,8 +569,10 @@ def against_native_transcript(key: str, scenario, module, *args, **kwargs) -> Co
     step, as in :func:`both`, with what native pycryptodome did when the
     transcript was recorded. A transcript fits when it was recorded from the
     same package and version; when none fits, native runs, as in :func:`both`.
-    ``key`` names the transcript (the test's id).
+    ``key`` names the transcript: the test's id, without the ``@group`` that
+    pytest-xdist's ``--dist loadgroup`` adds.
     """
+    key = _XDIST_GROUP.sub("", key)  # pytest-xdist's loadgroup adds "@group" to test ids
     mode = _transcripts_mode()
     native_steps = recorded_transcript(key, module) if mode == "recorded" else None
     if mode == "recorded" and native_steps is None and not has_transcript(key):

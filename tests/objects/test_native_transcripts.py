@@ -79,6 +79,14 @@ def test_a_missing_transcript_fails_with_the_way_to_record_it(transcripts):
         th.against_native_transcript("absent", _sha256_scenario, _module(), b"abc")
 
 
+def test_the_xdist_group_is_not_part_of_the_key(transcripts, monkeypatch):
+    monkeypatch.setenv(th.TRANSCRIPTS_MODE, "record")
+    th.against_native_transcript("t.py::k@gigabyte-inputs", _sha256_scenario, _module(), b"a")
+    assert th.has_transcript("t.py::k")
+    monkeypatch.delenv(th.TRANSCRIPTS_MODE)
+    th.against_native_transcript("t.py::k@other-group", _sha256_scenario, _module(), b"a")
+
+
 def test_live_mode_runs_native(transcripts, monkeypatch):
     monkeypatch.setenv(th.TRANSCRIPTS_MODE, "live")
     comparison = th.against_native_transcript("absent", _sha256_scenario, _module(), b"abc")
