@@ -21,6 +21,7 @@ from __future__ import annotations
 from accel_agent.providers.base import LastKeyReuse, ProviderUnavailable
 from accel_agent.providers.block_ciphers import AES, algorithm_class, mode_class
 from accel_agent.providers.block_modes import context_makers
+from accel_agent.providers.contexts import when_free
 
 # pyca/cryptography's AESOCB3 takes 12..15-byte nonces and makes 16-byte tags;
 # OCB3 encodes the tag length into its nonce block, so a shorter tag is not a
@@ -84,12 +85,24 @@ def _xor16(a: bytes, b: bytes, c: bytes) -> bytes:
     ).to_bytes(AES.block_size, "big")
 
 
+def _fed(context, data: bytes):
+    """``context.update(data)``, waiting while another thread is inside it (providers.contexts)."""
+    try:
+        return context.update(data)
+    except RuntimeError:
+        return when_free(context.update, data)
+
+
 class EaxStream:
     """One EAX message: ``authenticate`` (header), then ``encrypt`` or ``decrypt``, then ``tag``.
 
     The caller keeps the order (header before payload, one direction); this
-    object only computes. ``tag()`` may be called once; it is the full
-    16-byte tag.
+    object only computes. Threads may share it, as they may share native's
+    EaxMode: a call waits while another thread is inside a context. ``tag()``
+    is the full 16-byte tag of what was fed so far and leaves the stream
+    going, as native's OMACs do: a copy of the object (``copy.copy`` shares
+    the stream, as native's copy shares its OMACs and CTR) may go on and ask
+    again. ``final_tag()`` is the same for a stream nobody else holds.
     """
 
     __slots__ = ("_n", "_header", "_payload", "_ctr")
@@ -112,22 +125,27 @@ class EaxStream:
         return self._n
 
     def authenticate(self, header: bytes) -> None:
-        self._header.update(header)
+        _fed(self._header, header)
 
     def encrypt(self, plaintext: bytes) -> bytes:
-        ciphertext = self._ctr.update(plaintext)
-        self._payload.update(ciphertext)
+        ciphertext = _fed(self._ctr, plaintext)
+        _fed(self._payload, ciphertext)
         return ciphertext
 
     def decrypt(self, ciphertext: bytes) -> bytes:
-        self._payload.update(ciphertext)
-        return self._ctr.update(ciphertext)
+        _fed(self._payload, ciphertext)
+        return _fed(self._ctr, ciphertext)
 
     def absorb(self, ciphertext: bytes) -> None:
         """MAC ciphertext without decrypting it (the key stream does not move)."""
-        self._payload.update(ciphertext)
+        _fed(self._payload, ciphertext)
 
     def tag(self) -> bytes:
+        header = when_free(self._header.copy).finalize()
+        payload = when_free(self._payload.copy).finalize()
+        return _xor16(self._n, header, payload)
+
+    def final_tag(self) -> bytes:
         return _xor16(self._n, self._header.finalize(), self._payload.finalize())
 
 
@@ -163,7 +181,7 @@ class EaxProvider:
         if header:
             stream.authenticate(header)
         ciphertext = stream.encrypt(plaintext)
-        return ciphertext, stream.tag()
+        return ciphertext, stream.final_tag()
 
     def decrypt(self, key: bytes, nonce: bytes, header: bytes, ciphertext: bytes) -> tuple:
         """One whole message: (plaintext, the 16-byte tag it should carry). The caller compares."""
@@ -171,7 +189,7 @@ class EaxProvider:
         if header:
             stream.authenticate(header)
         plaintext = stream.decrypt(ciphertext)
-        return plaintext, stream.tag()
+        return plaintext, stream.final_tag()
 
 
 def _aead(name: str):

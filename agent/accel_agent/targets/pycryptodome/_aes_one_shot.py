@@ -129,6 +129,16 @@ class OneShotAead(NativeFace):
             self._next = WITH_TWIN
             return twin
 
+    def _twin_for_copy(self) -> Any:
+        """The twin that serves this object and its copy from now on (NativeFace.__copy__).
+
+        Native's copy shares its C state (OCB's offsets and checksum) with the
+        original, whatever was called before: only a twin and a shallow copy
+        of it share state that way. The twin is brought to this object's
+        state first, as for any other handover.
+        """
+        return self._native()
+
     def _claim(self, state: str) -> bool:
         """Move a fresh object to ``state``, unless another thread's call got there first."""
         with _block_modes.FIRST_USE_LOCK:
