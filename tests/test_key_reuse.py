@@ -251,3 +251,54 @@ def test_a_process_keeps_one_key_or_none_and_uninstall_forgets(value, kept, warn
     assert (held > 0) == kept
     assert held_after_uninstall == 0
     assert ("ACCEL_AGENT_KEY_REUSE: 'bogus' is neither on nor off" in result.stderr) == warned
+
+
+def _gcm_whole_message(key: bytes) -> None:
+    from Crypto.Cipher import AES
+
+    AES.new(key, AES.MODE_GCM, nonce=bytes(12)).encrypt_and_digest(b"a whole message")
+
+
+def _gcm_stream(key: bytes) -> None:
+    from Crypto.Cipher import AES
+
+    cipher = AES.new(key, AES.MODE_GCM, nonce=bytes(12))
+    cipher.encrypt(b"streamed")
+    cipher.encrypt(b" in two calls")
+    cipher.digest()
+
+
+def _cfb(segment_size: int):
+    def encrypt(key: bytes) -> None:
+        from Crypto.Cipher import AES
+
+        cipher = AES.new(key, AES.MODE_CFB, iv=bytes(16), segment_size=segment_size)
+        cipher.encrypt(b"thirty-three bytes of plaintext!!")
+
+    return encrypt
+
+
+# A primitive whose provider keeps two caches: one key between them, as
+# docs/security.md says (a new key in either drops the other's).
+TWO_CACHES = {
+    "aes-gcm": (_gcm_whole_message, _gcm_stream),
+    "aes-cfb": (_cfb(8), _cfb(128)),
+}
+
+
+@pytest.mark.parametrize("primitive", sorted(TWO_CACHES))
+@pytest.mark.parametrize("order", ["forwards", "backwards"])
+def test_one_key_across_a_primitives_two_caches(primitive, order):
+    _provider(primitive)
+    first, second = TWO_CACHES[primitive]
+    if order == "backwards":
+        first, second = second, first
+    before = registry.calls().get(primitive, 0)
+    old, new = fresh_key(), fresh_key()
+    old_baseline, new_baseline = sys.getrefcount(old), sys.getrefcount(new)
+    first(old)
+    assert sys.getrefcount(old) > old_baseline, "the first key is kept by its cache"
+    second(new)
+    assert sys.getrefcount(old) == old_baseline, "a new key in the other cache drops the first"
+    assert sys.getrefcount(new) > new_baseline, "and is kept itself"
+    assert registry.calls().get(primitive, 0) > before, "the calls went through the agent"

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import gc
 import importlib
 import json
 import os
@@ -432,6 +433,32 @@ def _folder(test_id: str) -> str:
 
 
 TALLY = Tally()
+
+
+# --------------------------------------------------------------------------- data kept
+
+
+def reachable(root: object, needle: bytes, depth: int = 4) -> bool:
+    """Whether ``needle`` is inside a bytes or bytearray reachable from ``root``.
+
+    Follows ``gc.get_referents`` ``depth`` levels down (attributes, lists,
+    dicts), skipping classes and modules: what an object keeps of a secret,
+    compared by the tests with what native's object keeps.
+    """
+    seen = set()
+    frontier = [root]
+    for _ in range(depth):
+        following = []
+        for obj in frontier:
+            for ref in gc.get_referents(obj):
+                if id(ref) in seen or isinstance(ref, type) or type(ref).__name__ == "module":
+                    continue
+                seen.add(id(ref))
+                if isinstance(ref, (bytes, bytearray)) and needle in bytes(ref):
+                    return True
+                following.append(ref)
+        frontier = following
+    return False
 
 
 # --------------------------------------------------------------------------- both

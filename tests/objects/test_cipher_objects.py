@@ -347,6 +347,41 @@ def test_subclass_of_the_native_class_is_unaffected(flavour, case):
     assert type(obj).__name__ == native_class.__name__
 
 
+# --------------------------------------------------------------------------- data kept
+
+
+def _kept(rec, module, case, secret):
+    """Whether the objects keep a whole plaintext: after encrypting it, and after decrypting.
+
+    Decryption is looked at for the modes without a tag only: an AEAD object
+    that decrypts keeps the plaintext until the tag is checked
+    (docs/security.md), which native's does not need to.
+    """
+    encrypting = case.make(module)
+    rec.call("encrypt", encrypting.encrypt, secret)
+    rec.note("plaintext kept after encrypt", th.reachable(encrypting, secret))
+    if hasattr(encrypting, "digest"):
+        rec.call("digest", encrypting.digest)
+        rec.note("plaintext kept after digest", th.reachable(encrypting, secret))
+        return
+    decrypting = case.make(module)
+    plaintext = rec.call("decrypt", decrypting.decrypt, secret)
+    if plaintext is not th.RAISED:
+        rec.note("plaintext kept after decrypt", th.reachable(decrypting, plaintext))
+
+
+@pytest.mark.parametrize(("flavour", "case"), [
+    pytest.param(flavour, case, id="%s-%s" % (case, flavour))
+    for flavour in FLAVOURS for case in CASES
+])
+@SETTINGS
+@given(data=st.data())
+def test_objects_keep_no_plaintext(flavour, case, data):
+    size = data.draw(st.integers(3, 256), label="blocks") * 16
+    secret = data.draw(st.binary(min_size=size, max_size=size), label="secret")
+    th.both(_kept, _module(flavour, case), case, secret)
+
+
 # --------------------------------------------------------------------------- output= aliasing
 
 

@@ -18,7 +18,6 @@ natively (each call is atomic under the agent).
 from __future__ import annotations
 
 import copy
-import gc
 import hmac as std_hmac
 import pickle
 import re
@@ -339,31 +338,13 @@ def test_poly1305_argument_errors(flavour, name):
 # --------------------------------------------------------------------------- data kept
 
 
-def _reachable(root, needle: bytes, depth: int = 4) -> bool:
-    """Whether a bytes object equal to ``needle`` is reachable from ``root``."""
-    seen = set()
-    frontier = [root]
-    for _ in range(depth):
-        following = []
-        for obj in frontier:
-            for ref in gc.get_referents(obj):
-                if id(ref) in seen or isinstance(ref, type) or type(ref).__name__ == "module":
-                    continue
-                seen.add(id(ref))
-                if isinstance(ref, (bytes, bytearray)) and needle in bytes(ref):
-                    return True
-                following.append(ref)
-        frontier = following
-    return False
-
-
 def kept_scenario(rec, module, case, secret):
     h = case.make(module, secret)
-    rec.note("input kept after new", _reachable(h, secret))
+    rec.note("input kept after new", th.reachable(h, secret))
     h.update(secret[::-1])
-    rec.note("input kept after update", _reachable(h, secret[::-1]))
+    rec.note("input kept after update", th.reachable(h, secret[::-1]))
     h.digest() if not case.name.startswith("shake") else h.read(8)
-    rec.note("input kept after the result", _reachable(h, secret))
+    rec.note("input kept after the result", th.reachable(h, secret))
 
 
 @pytest.mark.parametrize(("flavour", "case"), _params(HASHES))
@@ -376,11 +357,11 @@ def test_hash_objects_keep_none_of_their_input(flavour, case, secret):
 def hmac_key_scenario(rec, module, flavour, key, message):
     sha256 = th.import_from(flavour, "Hash.SHA256")
     mac = module.new(key, message, sha256)
-    rec.note("key kept, message given to new", _reachable(mac, key))
+    rec.note("key kept, message given to new", th.reachable(mac, key))
     mac = module.new(key, digestmod=sha256)
     mac.update(message)
-    rec.note("key kept after the first update", _reachable(mac, key))
-    rec.note("key kept by a copy", _reachable(mac.copy(), key))
+    rec.note("key kept after the first update", th.reachable(mac, key))
+    rec.note("key kept by a copy", th.reachable(mac.copy(), key))
 
 
 @pytest.mark.parametrize("flavour", FLAVOURS)
