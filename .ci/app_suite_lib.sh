@@ -9,7 +9,7 @@
 # Makes a venv of its own (an application's optional dependencies decide
 # which crypto path it takes, so two applications never share one), takes
 # the tests from NAME's sdist on PyPI (pip download --no-binary :all:), and
-# runs tests/apps/run_suite.py on them. The accel-agent wheel is built once
+# runs tests/suite/pytest_suite.py on them. The accel-agent wheel is built once
 # per CI run into build/app-suites/dist (make app-suites removes it first).
 
 APP_SUITES=$PWD/build/app-suites  # build/ is gitignored; absolute for the children
@@ -51,8 +51,8 @@ app_suite() {
     local root
     root=$(ls -d "$work"/sdist/*/)
     echo "$name $version: tests from $(basename "$archive"); pytest ${*}"
-    "$work/venv/bin/python" tests/apps/run_suite.py --name "$name" --root "$root" \
-        --package "$package" --require "$required" --work-dir "$work/runs" \
+    "$work/venv/bin/python" tests/suite/pytest_suite.py --name "$name" --root "$root" \
+        --package "$package" --require "$required" --distribution "$name" --work-dir "$work/runs" \
         --json-out "$work/verdict.json" -- "$@"
 }
 

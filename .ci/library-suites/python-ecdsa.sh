@@ -2,13 +2,14 @@
 # python-ecdsa's own test suite, natively and under the agent.
 #
 # A fresh venv with the accel-agent wheel and requirements/python-ecdsa.txt
-# (the pinned python-ecdsa, pytest, Hypothesis), then
-# tests/libraries/python_ecdsa/run_suite.py: the whole suite (ecdsa/test_*.py,
-# nothing deselected, the suite's own Hypothesis settings) with
-# ACCEL_AGENT=off and with ACCEL_AGENT=quiet, the same Hypothesis seed in
-# both, compared test by test, with the accelerated-call count of every
-# ECDSA primitive. A test whose outcome differs, or a primitive the suite
-# did not drive through the agent, fails the script.
+# (the pinned python-ecdsa, pytest, Hypothesis), then tests/suite/pytest_suite.py:
+# the whole suite, which python-ecdsa ships inside its package (ecdsa/test_*.py,
+# run with --pyargs from an empty directory; nothing deselected, the suite's
+# own Hypothesis settings) with ACCEL_AGENT=off and with ACCEL_AGENT=quiet, the
+# same Hypothesis seed in both, compared test by test, with the
+# accelerated-call count of every primitive. A test whose outcome differs, or
+# a primitive below the suite did not drive through the agent (its tests sign,
+# verify and generate keys on each of these curves), fails the script.
 set -euo pipefail
 
 cd "$(dirname "$0")/../.."
@@ -26,5 +27,8 @@ python3 -m venv "$WORK/venv"
 "$WORK/venv/bin/python" -m pip --disable-pip-version-check install -q "$WHEEL" \
     -r requirements/python-ecdsa.txt 2>&1 | without_pip_noise
 
-"$WORK/venv/bin/python" tests/libraries/python_ecdsa/run_suite.py \
-    --work-dir "$WORK/runs" --json-out "$WORK/verdict.json"
+REQUIRED=ecdsa-p192,ecdsa-p224,ecdsa-p256,ecdsa-p384,ecdsa-p521,ecdsa-secp256k1,ecc-keygen
+mkdir -p "$WORK/empty"
+"$WORK/venv/bin/python" tests/suite/pytest_suite.py --name python-ecdsa --root "$WORK/empty" \
+    --package ecdsa --require "$REQUIRED" --distribution ecdsa \
+    --work-dir "$WORK/runs" --json-out "$WORK/verdict.json" -- --pyargs ecdsa

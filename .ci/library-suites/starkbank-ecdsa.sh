@@ -6,10 +6,12 @@
 # its repository at the release's tag (neither its wheel nor its sdist has
 # them): from GitHub's archive of the tag, or from STARKBANK_ECDSA_TESTS (a
 # tests/ folder already there, for machines without GitHub).
-# tests/libraries/starkbank_ecdsa/run_suite.py runs them with ACCEL_AGENT=off
-# and with ACCEL_AGENT=quiet, compares them test by test and counts the
+# tests/suite/pytest_suite.py runs them with pytest (its unittest cases, as
+# its CI's `unittest discover` finds them: test*.py) with ACCEL_AGENT=off and
+# with ACCEL_AGENT=quiet, compares them test by test and counts the
 # accelerated calls of each ECDSA primitive; a test whose outcome differs, or
-# a primitive the suite did not drive through the agent, fails the script.
+# a primitive the suite did not drive through the agent (it signs and
+# verifies on both of its curves), fails the script.
 set -euo pipefail
 
 cd "$(dirname "$0")/../.."
@@ -50,5 +52,9 @@ PY
     TESTS=$(ls -d "$WORK"/source/*/tests)
 fi
 
-"$WORK/venv/bin/python" tests/libraries/starkbank_ecdsa/run_suite.py \
-    --tests "$TESTS" --work-dir "$WORK/runs" --json-out "$WORK/verdict.json"
+# The tests/ folder alone, in a directory of its own: the installed
+# ellipticcurve is the one tested.
+mkdir -p "$WORK/root" && cp -r "$TESTS" "$WORK/root/tests"
+"$WORK/venv/bin/python" tests/suite/pytest_suite.py --name starkbank-ecdsa --root "$WORK/root" \
+    --package ellipticcurve --require ecdsa-p256,ecdsa-secp256k1 --distribution starkbank-ecdsa \
+    --work-dir "$WORK/runs" --json-out "$WORK/verdict.json" -- -o "python_files=test*.py" tests

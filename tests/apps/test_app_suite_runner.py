@@ -1,4 +1,4 @@
-"""The application suite runner's verdict, CI's wiring of it, and the bench's crypto share.
+"""The pytest suite runner's verdict, CI's wiring of it, and the bench's crypto share.
 
 The suites themselves run in CI (``make app-suites``: .ci/app-suites/*.sh);
 here, what decides their verdict, that every script has exact pins and
@@ -18,8 +18,10 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 SCRIPTS = sorted((ROOT / ".ci" / "app-suites").glob("*.sh"))
 
-# Loaded by path under a name of its own: tests/libraries/* have a run_suite.py too.
-_SPEC = importlib.util.spec_from_file_location("apps_run_suite", HERE / "run_suite.py")
+# Loaded by path: the runner is a script in tests/suite/.
+_SPEC = importlib.util.spec_from_file_location(
+    "pytest_suite", HERE.parent / "suite" / "pytest_suite.py"
+)
 run_suite = importlib.util.module_from_spec(_SPEC)
 sys.modules[_SPEC.name] = run_suite
 _SPEC.loader.exec_module(run_suite)

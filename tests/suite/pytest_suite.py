@@ -1,27 +1,30 @@
-"""Run one application's own test suite natively and under the agent, and compare.
+"""Run a project's own pytest suite natively and under the agent, and compare.
 
-    python tests/apps/run_suite.py --name NAME --root DIR --package Crypto
-                                   --require PRIMITIVE[,...] [--work-dir DIR]
-                                   [--json-out FILE] -- PYTEST_ARGS...
+    python tests/suite/pytest_suite.py --name NAME --root DIR --package PACKAGE
+                                       --require PRIMITIVE[,...] [--distribution DIST]
+                                       [--work-dir DIR] [--json-out FILE] -- PYTEST_ARGS...
 
-The application's tests (from its sdist, unpacked in ``--root``) run with
-pytest twice, at once, each in a fresh interpreter working in its own copy
-of ``--root``: with ``ACCEL_AGENT=off`` (native) and ``ACCEL_AGENT=quiet``
-(the agent activated at start-up by its .pth). pytest gets an empty
-configuration (``-c /dev/null``, so no ``addopts`` such as ``--cov`` of the
-application's setup.cfg applies) with ``--rootdir`` at the copy; the
-application's conftest.py files still load unless PYTEST_ARGS says
-``--noconftest``. The same Hypothesis seed is used in both runs.
+The one runner for every suite that pytest runs: the applications' (their
+tests from their sdists, .ci/app-suites/), python-ecdsa's (inside its
+package: ``--pyargs ecdsa`` from an empty ``--root``) and starkbank-ecdsa's
+(its repository's ``tests/``). The tests run with pytest twice, at once,
+each in a fresh interpreter working in its own copy of ``--root``: with
+``ACCEL_AGENT=off`` (native) and ``ACCEL_AGENT=quiet`` (the agent activated
+at start-up by its .pth). pytest gets an empty configuration (``-c
+/dev/null``, so no ``addopts`` such as ``--cov`` of a setup.cfg applies)
+with ``--rootdir`` at the copy; the project's conftest.py files still load
+unless PYTEST_ARGS says ``--noconftest``. The same Hypothesis seed is used
+in both runs, so property tests draw the same examples.
 
 The verdict: every test has the same outcome under the agent as natively,
-the agent patched the crypto library the application uses (``--package``:
-``Crypto``, ``Cryptodome``, ``rsa``, ``ecdsa`` or ``pyaes``), and each
-primitive named in ``--require`` served calls under the agent: the
-application's crypto really went through OpenSSL, not through a
-cryptography fallback of its own. Every non-zero call count is printed.
-The last line of output is one JSON object (the same as ``--json-out``);
-the exit status is 0 on a clean verdict, 1 on a difference, 2 when a run
-could not be made. The per-application scripts in .ci/app-suites/ call it.
+the agent patched the crypto library the project uses (``--package``:
+``Crypto``, ``Cryptodome``, ``rsa``, ``ecdsa``, ``ellipticcurve`` or
+``pyaes``), and each primitive named in ``--require`` served calls under
+the agent: the project's crypto really went through OpenSSL, not through a
+cryptography fallback of its own. Every non-zero call count is printed, and
+the version of ``--distribution`` when given. The last line of output is
+one JSON object (the same as ``--json-out``); the exit status is 0 on a
+clean verdict, 1 on a difference, 2 when a run could not be made.
 """
 
 from __future__ import annotations
@@ -37,7 +40,7 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "suite"))  # tests/suite
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # run_selftest, beside this file
 
 from run_selftest import (  # noqa: E402 - the pycryptodome runner's pieces, shared
     EXIT_BROKEN,
@@ -50,14 +53,16 @@ from run_selftest import (  # noqa: E402 - the pycryptodome runner's pieces, sha
 )
 
 MODES = {"native": "off", "agent": "quiet"}
-CHILD_TIMEOUT = 900
+CHILD_TIMEOUT = 1800  # python-ecdsa's whole suite takes minutes per run
 HYPOTHESIS_SEED = 20260901
 
 
 # ============================================================== in the child interpreter
 
 
-def child_main(mode: str, package: str, pytest_args: list[str], out: str) -> int:
+def child_main(
+    mode: str, package: str, distribution: str | None, pytest_args: list[str], out: str
+) -> int:
     import pytest
 
     from accel_agent import activation
@@ -83,10 +88,13 @@ def child_main(mode: str, package: str, pytest_args: list[str], out: str) -> int
     exit_code = pytest.main(args + pytest_args, plugins=[recorder])
     usage = resource.getrusage(resource.RUSAGE_SELF)
 
+    from importlib import metadata
+
     from accel_agent import patching, registry
 
     results = {
         "mode": mode,
+        "version": metadata.version(distribution) if distribution else None,
         "exit_code": int(exit_code),
         "outcomes": recorder.outcomes,
         "details": recorder.details,
@@ -118,7 +126,10 @@ def _start_child(python: str, mode: str, args, work: Path):
     shutil.rmtree(cwd, ignore_errors=True)
     shutil.copytree(args.root, cwd, symlinks=True)
     command = [python, str(Path(__file__).resolve()), "--child", mode, "--json-out", str(out)]
-    command += ["--package", args.package, "--"] + args.pytest_args
+    command += ["--package", args.package]
+    if args.distribution:
+        command += ["--distribution", args.distribution]
+    command += ["--"] + args.pytest_args
     with open(log, "wb") as log_file:
         process = subprocess.Popen(
             command,
@@ -182,6 +193,7 @@ def compare(name: str, required: list[str], native: dict, agent: dict) -> dict:
         problems.append("calls were counted natively: %s" % native["calls"])
     verdict = {
         "name": name,
+        "version": agent.get("version"),
         "python": agent["python"],
         "native": {**_counts(n_out), "seconds": native["seconds"], "cpu": native["cpu_seconds"]},
         "agent": {**_counts(a_out), "seconds": agent["seconds"], "cpu": agent["cpu_seconds"]},
@@ -209,11 +221,12 @@ def print_verdict(verdict: dict) -> None:
     if "native" not in verdict:
         print("%s: could not run: %s" % (name, "; ".join(verdict["problems"])))
         return
+    label = "%s %s" % (name, verdict["version"]) if verdict.get("version") else name
     for mode in ("native", "agent"):
         c = verdict[mode]
         print(
             "%s %s: %d run, %d passed, %d failures, %d errors, %d skipped in %.0f s (%.0f s CPU)"
-            % (name, mode, c["run"], c["passed"], c["failures"], c["errors"], c["skipped"],
+            % (label, mode, c["run"], c["passed"], c["failures"], c["errors"], c["skipped"],
                c["seconds"], c["cpu"])
         )  # fmt: skip
     for test in verdict["native_failures"]:
@@ -241,23 +254,26 @@ def print_verdict(verdict: dict) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--python", default=sys.executable, help="interpreter to test with")
-    parser.add_argument("--name", default="app", help="the application, for the output")
+    parser.add_argument("--name", default="suite", help="the project, for the output")
     parser.add_argument("--root", type=Path, help="the unpacked sdist (copied once per run)")
     parser.add_argument("--package", required=True, help="the crypto package the agent patches")
     parser.add_argument(
         "--require", default="", help="primitives that must serve calls, comma-separated"
     )
+    parser.add_argument("--distribution", help="the installed distribution whose version to report")
     parser.add_argument("--work-dir", help="where copies, logs and results go (default: temporary)")
     parser.add_argument("--json-out", help="write the verdict here too")
     parser.add_argument("--child", choices=MODES, help=argparse.SUPPRESS)
     parser.add_argument("pytest_args", nargs="*", help="after --: what pytest runs, deselections")
     args = parser.parse_args(argv)
     if args.child:
-        return child_main(args.child, args.package, args.pytest_args, args.json_out)
+        return child_main(
+            args.child, args.package, args.distribution, args.pytest_args, args.json_out
+        )
     if args.root is None:
         parser.error("--root is required")
     args.root = args.root.resolve()
-    work = Path(args.work_dir or tempfile.mkdtemp(prefix="app-suite-")).resolve()
+    work = Path(args.work_dir or tempfile.mkdtemp(prefix="%s-suite-" % args.name)).resolve()
     work.mkdir(parents=True, exist_ok=True)
     required = [p for p in args.require.split(",") if p]
     runs = run_both(args.python, args, work)
