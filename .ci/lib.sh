@@ -48,3 +48,17 @@ find_python() {
         fi
     done
 }
+
+# library_venv WORK REQUIREMENTS: a fresh venv WORK/venv with an accel-agent
+# wheel built into WORK/dist (by .venv's python when there is one) and the
+# pins of REQUIREMENTS: what every library suite's script starts from.
+library_venv() {
+    local work=$1 requirements=$2 build_python=python3
+    [[ -x .venv/bin/python ]] && build_python=.venv/bin/python
+    mkdir -p "$work/dist"
+    "$build_python" -m pip --disable-pip-version-check wheel -q --no-deps -w "$work/dist" . 2>&1 \
+        | without_pip_noise
+    python3 -m venv "$work/venv"
+    "$work/venv/bin/python" -m pip --disable-pip-version-check install -q \
+        "$work"/dist/accel_agent-*.whl -r "$requirements" 2>&1 | without_pip_noise
+}

@@ -13,15 +13,11 @@ cd "$(dirname "$0")/../.."
 source .ci/lib.sh
 
 WORK=$PWD/build/library-suites/pyaes  # build/ is gitignored
-if [[ -x .venv/bin/python ]]; then BUILD_PYTHON=.venv/bin/python; else BUILD_PYTHON=python3; fi
 PIP=(-m pip --disable-pip-version-check)
 PIN=$(sed -n 's/^pyaes==//p' requirements/pyaes.txt)
 
-rm -rf "$WORK" && mkdir -p "$WORK/dist" "$WORK/sdist"
-"$BUILD_PYTHON" "${PIP[@]}" wheel -q --no-deps -w "$WORK/dist" . 2>&1 | without_pip_noise
-python3 -m venv "$WORK/venv"
-"$WORK/venv/bin/python" "${PIP[@]}" install -q "$WORK"/dist/accel_agent-*.whl \
-    -r requirements/pyaes.txt 2>&1 | without_pip_noise
+rm -rf "$WORK" && mkdir -p "$WORK/sdist"
+library_venv "$WORK" requirements/pyaes.txt
 "$WORK/venv/bin/python" "${PIP[@]}" download -q --no-binary :all: --no-deps \
     -d "$WORK/sdist" "pyaes==$PIN" 2>&1 | without_pip_noise
 tar -xzf "$WORK/sdist/pyaes-$PIN.tar.gz" -C "$WORK/sdist"

@@ -16,16 +16,9 @@ cd "$(dirname "$0")/../.."
 source .ci/lib.sh
 
 WORK=$PWD/build/library-suites/python-ecdsa  # build/ is gitignored; absolute for the children
-if [[ -x .venv/bin/python ]]; then BUILD_PYTHON=.venv/bin/python; else BUILD_PYTHON=python3; fi
 
-rm -rf "$WORK" && mkdir -p "$WORK/dist"
-"$BUILD_PYTHON" -m pip --disable-pip-version-check wheel -q --no-deps -w "$WORK/dist" . 2>&1 \
-    | without_pip_noise
-WHEEL=$(ls "$WORK"/dist/accel_agent-*.whl)
-
-python3 -m venv "$WORK/venv"
-"$WORK/venv/bin/python" -m pip --disable-pip-version-check install -q "$WHEEL" \
-    -r requirements/python-ecdsa.txt 2>&1 | without_pip_noise
+rm -rf "$WORK"
+library_venv "$WORK" requirements/python-ecdsa.txt
 
 REQUIRED=ecdsa-p192,ecdsa-p224,ecdsa-p256,ecdsa-p384,ecdsa-p521,ecdsa-secp256k1,ecc-keygen
 mkdir -p "$WORK/empty"

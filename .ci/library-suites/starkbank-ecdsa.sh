@@ -18,37 +18,16 @@ cd "$(dirname "$0")/../.."
 source .ci/lib.sh
 
 WORK=$PWD/build/library-suites/starkbank-ecdsa  # build/ is gitignored
-if [[ -x .venv/bin/python ]]; then BUILD_PYTHON=.venv/bin/python; else BUILD_PYTHON=python3; fi
-PIP=(-m pip --disable-pip-version-check)
 PIN=$(sed -n 's/^starkbank-ecdsa==//p' requirements/starkbank-ecdsa.txt)
 
-rm -rf "$WORK" && mkdir -p "$WORK/dist" "$WORK/source"
-"$BUILD_PYTHON" "${PIP[@]}" wheel -q --no-deps -w "$WORK/dist" . 2>&1 | without_pip_noise
-python3 -m venv "$WORK/venv"
-"$WORK/venv/bin/python" "${PIP[@]}" install -q "$WORK"/dist/accel_agent-*.whl \
-    -r requirements/starkbank-ecdsa.txt 2>&1 | without_pip_noise
+rm -rf "$WORK" && mkdir -p "$WORK/source"
+library_venv "$WORK" requirements/starkbank-ecdsa.txt
 
 TESTS=${STARKBANK_ECDSA_TESTS:-}
 if [[ -z $TESTS ]]; then
-    fetched=0
-    "$WORK/venv/bin/python" - "$PIN" "$WORK/source" <<'PY' || fetched=$?
-import io, sys, tarfile, urllib.request
-pin, target = sys.argv[1], sys.argv[2]
-url = "https://github.com/starkbank/ecdsa-python/archive/refs/tags/v%s.tar.gz" % pin
-try:
-    with urllib.request.urlopen(url, timeout=30) as response:
-        data = response.read()
-except OSError as exc:
-    print("starkbank-ecdsa: NOT RUN: its tests are in neither its wheel nor its sdist on "
-          "PyPI, and %s cannot be read from here (%s). Set STARKBANK_ECDSA_TESTS to a "
-          "copy of its tests/ folder to run them." % (url, exc))
-    sys.exit(77)
-with tarfile.open(fileobj=io.BytesIO(data)) as archive:
-    members = [m for m in archive.getmembers() if "/tests/" in m.name and m.isfile()]
-    safe = {"filter": "data"} if hasattr(tarfile, "data_filter") else {}
-    archive.extractall(target, members=members, **safe)
-PY
-    ((fetched == 0)) || exit "$fetched"
+    "$WORK/venv/bin/python" .ci/fetch_tests.py starkbank-ecdsa \
+        "https://github.com/starkbank/ecdsa-python/archive/refs/tags/v$PIN.tar.gz" \
+        "$WORK/source" STARKBANK_ECDSA_TESTS --members /tests/
     TESTS=$(ls -d "$WORK"/source/*/tests)
 fi
 

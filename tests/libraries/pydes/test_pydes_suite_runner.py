@@ -85,5 +85,5 @@ def test_ci_installs_the_exact_pin_and_runs_the_runner():
     script = CI_SCRIPT.read_text()
     assert "requirements/pyDes.txt" in script
     assert "tests/libraries/pydes/run_suite.py" in script
-    assert "raw.githubusercontent.com/twhiteman/pyDes/%s/test_pydes.py" in script
+    assert "raw.githubusercontent.com/twhiteman/pyDes/$COMMIT/test_pydes.py" in script
     assert CI_SCRIPT.stat().st_mode & 0o111, "the CI script must be executable"

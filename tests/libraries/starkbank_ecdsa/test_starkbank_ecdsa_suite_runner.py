@@ -28,5 +28,5 @@ def test_ci_installs_the_exact_pin_and_runs_the_runner():
     assert "tests/suite/pytest_suite.py" in script
     assert "--package ellipticcurve" in script
     assert "--require ecdsa-p256,ecdsa-secp256k1" in script  # it signs on both of its curves
-    assert "refs/tags/v%s" in script  # the tests of the pinned release's tag
+    assert "refs/tags/v$PIN" in script  # the tests of the pinned release's tag
     assert CI_SCRIPT.stat().st_mode & 0o111, "the CI script must be executable"
