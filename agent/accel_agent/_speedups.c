@@ -382,6 +382,8 @@ static PyTypeObject HashNew_Type = {
 
 /* ------------------------------------------------------------------ GcmNew */
 
+#define GCM_MAX_KEY_SIZES 4  /* AES has three */
+
 typedef struct {
     PyObject_HEAD
     CALLABLE_WITH_DICT_FIELDS;
@@ -390,20 +392,37 @@ typedef struct {
     PyObject *slot;        /* backing.slot: its provider is read per call */
     PyObject *unresolved;  /* the registry's "not decided yet" marker */
     PyObject *fields;      /* the names of a fresh object's attributes (_aes_gcm.FRESH_FIELDS) */
+    /* The shape served, as the Python records give it (targets/pycryptodome/aes.py):
+       the mode's constant, the cipher's key sizes, the nonce sizes OpenSSL takes. */
+    long mode;
+    Py_ssize_t key_sizes[GCM_MAX_KEY_SIZES];
+    Py_ssize_t n_key_sizes;
+    Py_ssize_t nonce_min, nonce_max;
 } GcmNew;
 
 /* The values for the names in fields, in its order: backing, provider, key, nonce, one_shot. */
 #define GCM_FRESH_FIELDS 5
 
 static int
-is_gcm_mode(PyObject *mode)
+is_mode(PyObject *mode, long expected)
 {
     if (!PyLong_CheckExact(mode)) {
         return 0;
     }
     int overflow;
     long value = PyLong_AsLongAndOverflow(mode, &overflow);
-    return overflow == 0 && value == 11;  /* AES.MODE_GCM */
+    return overflow == 0 && value == expected;
+}
+
+static int
+is_key_size(GcmNew *self, Py_ssize_t size)
+{
+    for (Py_ssize_t i = 0; i < self->n_key_sizes; i++) {
+        if (self->key_sizes[i] == size) {
+            return 1;
+        }
+    }
+    return 0;
 }
 
 static int
@@ -419,11 +438,11 @@ GcmNew_vectorcall(GcmNew *self, PyObject *const *args, size_t nargsf, PyObject *
     Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
     if (nargs == 2 && kwnames != NULL && PyTuple_GET_SIZE(kwnames) == 1) {
         PyObject *key = args[0], *mode = args[1], *nonce = args[2];
-        if (PyBytes_CheckExact(key) && PyBytes_CheckExact(nonce) && is_gcm_mode(mode)
+        if (PyBytes_CheckExact(key) && PyBytes_CheckExact(nonce) && is_mode(mode, self->mode)
             && is_nonce_keyword(PyTuple_GET_ITEM(kwnames, 0))) {
-            Py_ssize_t key_size = PyBytes_GET_SIZE(key), nonce_size = PyBytes_GET_SIZE(nonce);
-            if ((key_size == 16 || key_size == 24 || key_size == 32)
-                && nonce_size >= 8 && nonce_size <= 128) {
+            Py_ssize_t nonce_size = PyBytes_GET_SIZE(nonce);
+            if (is_key_size(self, PyBytes_GET_SIZE(key))
+                && nonce_size >= self->nonce_min && nonce_size <= self->nonce_max) {
                 PyObject *provider = PyObject_GetAttr(self->slot, str_slot_provider);
                 if (provider == NULL) {
                     return NULL;
@@ -466,12 +485,30 @@ GcmNew_vectorcall(GcmNew *self, PyObject *const *args, size_t nargsf, PyObject *
 static PyObject *
 GcmNew_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
-    PyObject *cls, *fields, *backing, *slot, *unresolved, *fallback;
-    static char *kwlist[] = {"cls", "fields", "backing", "slot", "unresolved", "fallback", NULL};
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!O!OOOO:GcmNew", kwlist, &PyType_Type, &cls,
-                                     &PyTuple_Type, &fields, &backing, &slot, &unresolved,
-                                     &fallback)) {
+    PyObject *cls, *fields, *backing, *slot, *unresolved, *fallback, *key_sizes;
+    long mode;
+    Py_ssize_t nonce_min, nonce_max;
+    static char *kwlist[] = {"cls", "fields", "backing", "slot", "unresolved", "fallback",
+                             "mode", "key_sizes", "nonce_min", "nonce_max", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!O!OOOOlO!nn:GcmNew", kwlist, &PyType_Type,
+                                     &cls, &PyTuple_Type, &fields, &backing, &slot, &unresolved,
+                                     &fallback, &mode, &PyTuple_Type, &key_sizes, &nonce_min,
+                                     &nonce_max)) {
         return NULL;
+    }
+    Py_ssize_t n_key_sizes = PyTuple_GET_SIZE(key_sizes);
+    if (n_key_sizes < 1 || n_key_sizes > GCM_MAX_KEY_SIZES || nonce_min < 1
+        || nonce_max < nonce_min) {
+        PyErr_SetString(PyExc_ValueError,
+                        "GcmNew: 1 to 4 key sizes, and 1 <= nonce_min <= nonce_max");
+        return NULL;
+    }
+    Py_ssize_t sizes[GCM_MAX_KEY_SIZES];
+    for (Py_ssize_t i = 0; i < n_key_sizes; i++) {
+        sizes[i] = PyLong_AsSsize_t(PyTuple_GET_ITEM(key_sizes, i));
+        if (sizes[i] == -1 && PyErr_Occurred()) {
+            return NULL;
+        }
     }
     if (!PyCallable_Check(fallback)) {
         PyErr_SetString(PyExc_TypeError, "GcmNew: fallback must be callable");
@@ -493,6 +530,11 @@ GcmNew_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     if (self == NULL) {
         return NULL;
     }
+    self->mode = mode;
+    self->n_key_sizes = n_key_sizes;
+    memcpy(self->key_sizes, sizes, sizeof(Py_ssize_t) * (size_t)n_key_sizes);
+    self->nonce_min = nonce_min;
+    self->nonce_max = nonce_max;
     Py_INCREF(fields);
     self->fields = fields;
     Py_INCREF(cls);

@@ -282,11 +282,13 @@ def gcm_new(
     unresolved: object,
     fallback: Callable,
     original: Callable,
+    shape: tuple[int, tuple[int, ...], range],
 ) -> Any:
     """``AES.new``: ``fallback`` itself, or a compiled front for its GCM shape.
 
-    The compiled front serves ``new(key, 11, nonce=nonce)`` with bytes key
-    and nonce of sizes OpenSSL takes, while ``slot.provider`` is a provider,
+    ``shape`` is (the mode's constant, the cipher's key sizes, the nonce
+    sizes), from the records. The compiled front serves ``new(key, mode,
+    nonce=nonce)`` with bytes key and nonce of those sizes, while ``slot.provider`` is a provider,
     the way the Python fast path at the top of ``fallback`` does (see
     ``targets/pycryptodome/aes.py``); every other call goes to ``fallback``.
     It makes a ``cls`` and sets the five attributes ``fields`` names (the
@@ -296,7 +298,11 @@ def gcm_new(
     return _named_like(
         original,
         fallback,
-        lambda: _speedups.GcmNew(cls, fields, backing, slot, unresolved, fallback),
+        lambda: _speedups.GcmNew(
+            cls, fields, backing, slot, unresolved, fallback,
+            mode=shape[0], key_sizes=tuple(shape[1]),
+            nonce_min=min(shape[2]), nonce_max=max(shape[2]),
+        ),  # fmt: skip
     )
 
 

@@ -22,9 +22,9 @@ from accel_agent.providers.block_modes import (
     context_makers,
 )
 
-# pyca/cryptography accepts GCM nonces of 8..128 bytes (OpenSSL's own limits
-# are wider); pycryptodome accepts any non-empty length: the rest stay native.
-GCM_NONCE_SIZES = range(8, 129)
+# pyca/cryptography accepts GCM nonces of 8..128 bytes (block_ciphers.
+# GCM_NONCE_SIZES; OpenSSL's own limits are wider); pycryptodome accepts any
+# non-empty length: the rest stay native.
 GCM_MIN_TAG = 4
 
 

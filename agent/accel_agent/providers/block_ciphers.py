@@ -72,6 +72,10 @@ AES = BlockCipher(
     frozenset(("ECB", "CBC", "CTR", "CFB8", "CFB", "OFB", "GCM")),
     requires=("aes",),
 )
+# GCM's nonce sizes (bytes) that pyca/cryptography's GCM takes; pycryptodome
+# takes more, which stay native. Read by the provider, the target and, through
+# it, the compiled AES.new (speedups.gcm_new).
+GCM_NONCE_SIZES = range(8, 129)
 # DES-EDE3: OpenSSL has no CTR for it. A 16-byte key is K1 K2 K1 (keying
 # option 2); single DES (one 8-byte key) is not offered here.
 TRIPLE_DES = BlockCipher(

@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 
 from accel_agent import patching, registry, speedups
-from accel_agent.providers.block_ciphers import AES
+from accel_agent.providers.block_ciphers import AES, GCM_NONCE_SIZES
 from accel_agent.targets.pycryptodome import _buffers
 from accel_agent.targets.pycryptodome._aes_gcm import FRESH_FIELDS, GcmCipher
 from accel_agent.targets.pycryptodome._block_builders import (
@@ -34,7 +34,6 @@ if TYPE_CHECKING:
 KEY_SIZES = AES.key_sizes
 MODE_GCM, MODE_CCM, MODE_EAX = 11, 8, 9
 MODE_SIV = 10  # its key is two AES keys
-GCM_NONCE_SIZES = range(8, 129)  # what pyca/cryptography accepts; pycryptodome accepts more
 # ``use_aesni`` and ``use_clmul`` change nothing in the result: they pick
 # pycryptodome's own implementation (AES-NI or portable C, CLMUL or portable GHASH).
 AES_MODULE = CipherModule(AES, frozenset(("use_aesni",)))
@@ -56,6 +55,7 @@ def patch(module: ModuleType) -> None:
     backings = [made_builder.backing for made_builder in made.values()] + later.backings
     gcm_backing = made[MODE_GCM].backing
     gcm_slot = gcm_backing.slot
+    nonce_min, nonce_max = GCM_NONCE_SIZES[0], GCM_NONCE_SIZES[-1]
 
     def new(key: Any, mode: Any, *args: Any, **kwargs: Any) -> Any:
         # The most frequent call, AES.new(key, AES.MODE_GCM, nonce=nonce) with
@@ -65,7 +65,11 @@ def patch(module: ModuleType) -> None:
         # pycryptodome's "Unknown parameters" messages show.)
         if mode == MODE_GCM and len(kwargs) == 1 and type(key) is bytes and not args:
             nonce = kwargs.get("nonce")
-            if type(nonce) is bytes and 8 <= len(nonce) <= 128 and len(key) in KEY_SIZES:
+            if (
+                type(nonce) is bytes
+                and nonce_min <= len(nonce) <= nonce_max
+                and len(key) in KEY_SIZES
+            ):
                 provider = gcm_slot.provider
                 if provider is not None and provider is not UNRESOLVED:
                     return GcmCipher(gcm_backing, provider, key, nonce)
@@ -88,8 +92,9 @@ def patch(module: ModuleType) -> None:
     # lays the object out as _aes_gcm.FRESH_FIELDS says) and ``new`` takes
     # every other call (speedups.gcm_new).
     installed = speedups.gcm_new(
-        GcmCipher, FRESH_FIELDS, gcm_backing, gcm_slot, UNRESOLVED, new, original_new
-    )
+        GcmCipher, FRESH_FIELDS, gcm_backing, gcm_slot, UNRESOLVED, new, original_new,
+        shape=(MODE_GCM, KEY_SIZES, GCM_NONCE_SIZES),
+    )  # fmt: skip
     patching.patch_attribute(module, "new", installed)
 
 
