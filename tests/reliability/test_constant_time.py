@@ -247,9 +247,6 @@ PUBLIC_COMPARISONS = {
     ("providers/rsa.py", "_probe"): (
         "a key probe: the signature of a fixed public digest against its public encoding"
     ),
-    ("bench/families/python_rsa.py", "library"): (
-        "the benchmark (not the agent's runtime) checking the hash name rsa.verify returns"
-    ),
 }
 
 

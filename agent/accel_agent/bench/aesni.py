@@ -17,7 +17,7 @@ import subprocess
 import sys
 
 from accel_agent.bench.families import KIB, size_label
-from accel_agent.bench.report import format_ns, primitive_summary, wrapped
+from accel_agent.bench.report import primitive_summary, timed_cells, wrapped
 from accel_agent.bench.table import Table, format_ratio
 from accel_agent.bench.targets import NOT_SLOWER_TOLERANCE, slower_rows
 
@@ -96,11 +96,7 @@ def print_table(rows: list[dict], masked: dict) -> None:
     )
     for r in rows:
         table.add(
-            r["row"],
-            size_label(r["size"]),
-            format_ns(r["masked_native_ns"]),
-            format_ns(r["direct_ns"]),
-            format_ns(r["masked_direct_ns"]),
+            *timed_cells(r, "masked_native_ns", "direct_ns", "masked_direct_ns"),
             format_ratio(r["aesni_gain"]),
             format_ratio(r["speedup"]),
             format_ratio(r["masked_speedup"]),

@@ -187,50 +187,57 @@ def _plot_column(axes, rows: list[dict], families: Sequence[str], masked_by_key:
     for y, a, d in zip(positions, agent, direct):
         d = a if d != d else d  # an application row has no direct variant (NaN)
         axes.plot([min(a, d), max(a, d)], [y, y], color="#c8c8c8", linewidth=1, zorder=2)
-    wall_points = [
-        (r["speedup_by_clock"]["wall"], y)
-        for y, r in zip(positions, rows)
-        if "wall" in r.get("speedup_by_clock", {})
-    ]
-    if wall_points:  # application rows: the speed-up on the other clock too
-        axes.scatter(
-            [x for x, _ in wall_points],
-            [y for _, y in wall_points],
-            marker="^",
-            s=24,
-            facecolors="none",
-            edgecolors=AGENT_COLOR,
-            label="agent vs native, wall clock (applications)",
-            zorder=3,
-        )
-    axes.scatter(
-        agent, positions, marker="o", s=26, color=AGENT_COLOR, label="agent vs native", zorder=4
+    # The markers, in the legend's order: (x, y) points and their style. An
+    # empty series (no application rows, no masked run) draws nothing.
+    series = (
+        (
+            [
+                (r["speedup_by_clock"]["wall"], y)
+                for y, r in zip(positions, rows)
+                if "wall" in r.get("speedup_by_clock", {})
+            ],
+            {  # application rows: the speed-up on the other clock too
+                "marker": "^",
+                "s": 24,
+                "facecolors": "none",
+                "edgecolors": AGENT_COLOR,
+                "label": "agent vs native, wall clock (applications)",
+                "zorder": 3,
+            },
+        ),
+        (
+            list(zip(agent, positions)),
+            {"marker": "o", "s": 26, "color": AGENT_COLOR, "label": "agent vs native", "zorder": 4},
+        ),
+        (
+            list(zip(direct, positions)),
+            {
+                "marker": "D",
+                "s": 22,
+                "facecolors": "none",
+                "edgecolors": DIRECT_COLOR,
+                "label": "direct cryptography vs native (reference)",
+                "zorder": 3,
+            },
+        ),
+        (
+            [
+                (masked_by_key[(r["row"], r["size"])]["direct_speedup"], y)
+                for y, r in zip(positions, rows)
+                if r["family"] == "aes" and (r["row"], r["size"]) in masked_by_key
+            ],
+            {
+                "marker": "x",
+                "s": 26,
+                "color": MASKED_COLOR,
+                "label": "direct cryptography, AES-NI masked, vs native",
+                "zorder": 3,
+            },
+        ),
     )
-    axes.scatter(
-        direct,
-        positions,
-        marker="D",
-        s=22,
-        facecolors="none",
-        edgecolors=DIRECT_COLOR,
-        label="direct cryptography vs native (reference)",
-        zorder=3,
-    )
-    masked_points = [
-        (masked_by_key[(r["row"], r["size"])]["direct_speedup"], y)
-        for y, r in zip(positions, rows)
-        if r["family"] == "aes" and (r["row"], r["size"]) in masked_by_key
-    ]
-    if masked_points:
-        axes.scatter(
-            [x for x, _ in masked_points],
-            [y for _, y in masked_points],
-            marker="x",
-            s=26,
-            color=MASKED_COLOR,
-            label="direct cryptography, AES-NI masked, vs native",
-            zorder=3,
-        )
+    for points, style in series:
+        if points:
+            axes.scatter([x for x, _ in points], [y for _, y in points], **style)
     axes.grid(axis="x", which="major", color="#d0d0d0", linewidth=0.6, zorder=1)
     axes.set_yticks(positions)
     axes.set_yticklabels([_row_label(r) for r in rows], fontsize=8)

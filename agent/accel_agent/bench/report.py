@@ -102,6 +102,11 @@ def format_ns(ns: float) -> str:
     return format_time(ns * 1e-9)
 
 
+def timed_cells(row: dict, *time_fields: str) -> list[str]:
+    """A table line's first cells: the row's label, its size, then its times (``*_ns`` fields)."""
+    return [row["row"], size_label(row["size"]), *(format_ns(row[name]) for name in time_fields)]
+
+
 def format_mbps(size: int, ns: float) -> str:
     """Throughput under the agent; "-" below 1 KiB, where a call's cost is not per byte."""
     if size < 1024:
@@ -166,11 +171,7 @@ def print_tables(doc: dict) -> None:
         table = Table(headers + ([OTHER_CLOCK_HEADER[other]] if other else []))
         for r in rows:
             cells = [
-                r["row"],
-                size_label(r["size"]),
-                format_ns(r["native_ns"]),
-                format_ns(r["agent_ns"]),
-                format_ns(r["direct_ns"]),
+                *timed_cells(r, "native_ns", "agent_ns", "direct_ns"),
                 format_ratio(r["speedup"]),
                 "%.2fx" % r["fraction_of_direct"],
                 format_mbps(r["size"], r["agent_ns"]),
@@ -281,12 +282,17 @@ def write_csv(path: str, doc: dict, masked: dict | None = None) -> int:
     records = csv_records(doc["rows"], "as-is")
     if masked is not None:
         records += csv_records(masked["rows"], "masked")
+    return _write_table(path, CSV_FIELDS, records)
+
+
+def _write_table(path: str, fields: Sequence[str], records: Sequence[Sequence[str]]) -> int:
+    """A CSV file at ``path`` (its folder made if need be): the header, then ``records``."""
     directory = os.path.dirname(path)
     if directory:
         os.makedirs(directory, exist_ok=True)
     with open(path, "w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle)
-        writer.writerow(CSV_FIELDS)
+        writer.writerow(fields)
         writer.writerows(records)
     return len(records)
 
@@ -336,24 +342,21 @@ def threads_csv_path(path: str) -> str:
 
 
 def write_threads_csv(path: str, records: Sequence[dict]) -> int:
-    directory = os.path.dirname(path)
-    if directory:
-        os.makedirs(directory, exist_ok=True)
-    with open(path, "w", newline="", encoding="utf-8") as handle:
-        writer = csv.writer(handle)
-        writer.writerow(THREADS_CSV_FIELDS)
-        for r in records:
-            writer.writerow(
-                [
-                    r["family"],
-                    r["row"],
-                    str(r["size"]),
-                    str(r["threads"]),
-                    "%.1f" % r["native_mbps"],
-                    "%.1f" % r["agent_mbps"],
-                    "%.1f" % r["direct_mbps"],
-                    "%.3f" % r["speedup"],
-                    " ".join(r["outputs_differ"]),
-                ]
-            )
-    return len(records)
+    return _write_table(
+        path,
+        THREADS_CSV_FIELDS,
+        [
+            [
+                r["family"],
+                r["row"],
+                str(r["size"]),
+                str(r["threads"]),
+                "%.1f" % r["native_mbps"],
+                "%.1f" % r["agent_mbps"],
+                "%.1f" % r["direct_mbps"],
+                "%.3f" % r["speedup"],
+                " ".join(r["outputs_differ"]),
+            ]
+            for r in records
+        ],
+    )

@@ -22,6 +22,11 @@ call time (``AES.new(...)``, never a ``new`` bound at import), or the agent's
 patch would be invisible to it. Per-call objects (ciphers, contexts) are
 created inside the callables: the common usage is one new cipher per message.
 
+Shapes several families share live here too: :class:`AeadCipher` (an AEAD
+row's pycryptodome call), :func:`aes_encrypting` (an AES row's direct call),
+:func:`chunked` (a stream row's pieces), :func:`verifying` and
+:func:`by_length` (a verification's and a randomized signature's two calls).
+
 A family's performance targets, if it has any, are in
 :mod:`accel_agent.bench.targets`, not here: they are the project's promises,
 listed in docs/performance.md.
@@ -52,6 +57,8 @@ KIB = 1024
 MIB = 1024 * KIB
 # The message sizes of the benchmark standard; --sizes selects among them.
 STANDARD_SIZES = (64, KIB, 16 * KIB, MIB)
+# What a stream row hands its one cipher at a time, as file and socket code does.
+STREAM_CHUNK = 64 * KIB
 
 # Family modules, in the order their tables print.
 FAMILIES = (
@@ -118,6 +125,125 @@ def flatten(result: object) -> bytes:
     if isinstance(result, (tuple, list)):
         return b"".join(bytes(part) for part in result)
     return bytes(result)
+
+
+def chunked(data: bytes) -> list[bytes]:
+    """``data`` in :data:`STREAM_CHUNK` pieces, for a stream row."""
+    return [data[i : i + STREAM_CHUNK] for i in range(0, len(data), STREAM_CHUNK)]
+
+
+class AeadCipher:
+    """How an AEAD row makes its pycryptodome cipher, a new one per message:
+    ``module.new(*args, **kwargs)``, then ``update(header)``.
+
+    ``new`` is looked up on the module at call time, so the agent's patch is
+    seen. The methods return the row's pycryptodome callable for one way of
+    using the cipher; the direct callables stay with each family.
+    """
+
+    __slots__ = ("module", "args", "kwargs", "header")
+
+    def __init__(self, module: object, *args: object, header: bytes, **kwargs: object) -> None:
+        self.module = module  # Crypto.Cipher.AES, ChaCha20_Poly1305...
+        self.args = args
+        self.kwargs = kwargs
+        self.header = header
+
+    def sealing(self, data: bytes) -> Callable[[], object]:
+        """``encrypt_and_digest(data)``: ``(ciphertext, tag)``."""
+        module, args, kwargs, header = self.module, self.args, self.kwargs, self.header
+
+        def pycryptodome():
+            cipher = module.new(*args, **kwargs)
+            cipher.update(header)
+            return cipher.encrypt_and_digest(data)
+
+        return pycryptodome
+
+    def opening(self, ciphertext: bytes, tag: bytes) -> Callable[[], object]:
+        """``decrypt_and_verify(ciphertext, tag)``: the plaintext."""
+        module, args, kwargs, header = self.module, self.args, self.kwargs, self.header
+
+        def pycryptodome():
+            cipher = module.new(*args, **kwargs)
+            cipher.update(header)
+            return cipher.decrypt_and_verify(ciphertext, tag)
+
+        return pycryptodome
+
+    def streaming(self, chunks: Sequence[bytes]) -> Callable[[], object]:
+        """``encrypt`` of each chunk through one cipher, then ``digest()``: their list."""
+        module, args, kwargs, header = self.module, self.args, self.kwargs, self.header
+
+        def pycryptodome():
+            cipher = module.new(*args, **kwargs)
+            cipher.update(header)
+            return [cipher.encrypt(chunk) for chunk in chunks] + [cipher.digest()]
+
+        return pycryptodome
+
+
+def aes_encrypting(key: bytes, mode: Callable[[bytes], object], iv: bytes, data: bytes):
+    """The direct call of an AES row: a new pyca/cryptography encryptor for
+    ``mode(iv)`` per message, ``update(data) + finalize()``."""
+    from cryptography.hazmat.primitives.ciphers import Cipher, algorithms
+
+    def direct():
+        encryptor = Cipher(algorithms.AES(key), mode(iv)).encryptor()
+        return encryptor.update(data) + encryptor.finalize()
+
+    return direct
+
+
+# What a verification row's callables return: the signature was found valid.
+OK = b"ok"
+
+
+def verifying(
+    check: Callable[[], object], direct_check: Callable[[], object], valid: object = None
+) -> tuple[Callable[[], bytes], Callable[[], bytes]]:
+    """A verification row's two callables, each returning :data:`OK` for a valid signature.
+
+    ``direct_check`` (pyca/cryptography) raises on a bad signature, and so
+    does ``check`` by default (pycryptodome); a library whose verify returns
+    a value passes what it returns for a valid one as ``valid`` (python-rsa:
+    the hash's name; starkbank-ecdsa: True), anything else being
+    ``b"invalid"``. The public-key families share this shape.
+    """
+    if valid is None:
+
+        def library():
+            check()
+            return OK
+
+    else:
+
+        def library():
+            return OK if check() == valid else b"invalid"
+
+    def direct_call():
+        direct_check()
+        return OK
+
+    return library, direct_call
+
+
+def by_length(
+    pycryptodome_sign: Callable[[], bytes], direct_sign: Callable[[], object], length: int
+) -> tuple[Callable[[], bytes], Callable[[], bytes]]:
+    """A randomized signature's row: the length of what pycryptodome (or the
+    library) makes, against ``length``, what the direct call's signature is
+    in that encoding (the direct call's own bytes are in another one, DER)."""
+    summary = b"%d" % length
+
+    def pycryptodome():
+        return b"%d" % len(pycryptodome_sign())
+
+    def direct_call():
+        direct_sign()
+        return summary
+
+    return pycryptodome, direct_call
 
 
 def size_label(size: int) -> str:

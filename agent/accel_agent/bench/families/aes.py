@@ -30,7 +30,7 @@ from Crypto.Util import Counter
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
-from accel_agent.bench.families import KIB, MIB, Row, random_bytes
+from accel_agent.bench.families import MIB, Row, aes_encrypting, chunked, random_bytes
 
 try:  # cryptography 43+: CFB, CFB8 and OFB live in "decrepit" (the old names warn)
     from cryptography.hazmat.decrepit.ciphers.modes import CFB, CFB8, OFB
@@ -40,7 +40,6 @@ except ImportError:
 NAME = "aes"
 TITLE = "AES-128 (gcm-256: 256-bit key); one new cipher per message"
 
-STREAM_CHUNK = 64 * KIB
 BLOCK = 16
 
 KEY_128 = random_bytes(16)
@@ -49,19 +48,6 @@ IV = random_bytes(16)
 NONCE_GCM = random_bytes(12)
 NONCE_CTR = random_bytes(8)  # pycryptodome's default CTR layout: 8-byte nonce, 8-byte counter
 COUNTER_BLOCK = NONCE_CTR + bytes(8)  # the same first counter block, for cryptography
-
-
-def _ecb_block(size: int):
-    block = random_bytes(BLOCK)
-    key = KEY_128
-
-    def pycryptodome():
-        return AES.new(key, AES.MODE_ECB).encrypt(block)
-
-    def direct():
-        return Cipher(algorithms.AES(key), modes.ECB()).encryptor().update(block)
-
-    return pycryptodome, direct
 
 
 def _ecb_block_reused(size: int):
@@ -104,20 +90,6 @@ def _ecb(size: int):
     return pycryptodome, direct
 
 
-def _cbc_enc(size: int):
-    data = random_bytes(size)
-    key, iv = KEY_128, IV
-
-    def pycryptodome():
-        return AES.new(key, AES.MODE_CBC, iv=iv).encrypt(data)
-
-    def direct():
-        encryptor = Cipher(algorithms.AES(key), modes.CBC(iv)).encryptor()
-        return encryptor.update(data) + encryptor.finalize()
-
-    return pycryptodome, direct
-
-
 def _cbc_dec(size: int):
     key, iv = KEY_128, IV
     encryptor = Cipher(algorithms.AES(key), modes.CBC(iv)).encryptor()
@@ -129,20 +101,6 @@ def _cbc_dec(size: int):
     def direct():
         decryptor = Cipher(algorithms.AES(key), modes.CBC(iv)).decryptor()
         return decryptor.update(ciphertext) + decryptor.finalize()
-
-    return pycryptodome, direct
-
-
-def _ctr(size: int):
-    data = random_bytes(size)
-    key, nonce, counter_block = KEY_128, NONCE_CTR, COUNTER_BLOCK
-
-    def pycryptodome():
-        return AES.new(key, AES.MODE_CTR, nonce=nonce).encrypt(data)
-
-    def direct():
-        encryptor = Cipher(algorithms.AES(key), modes.CTR(counter_block)).encryptor()
-        return encryptor.update(data) + encryptor.finalize()
 
     return pycryptodome, direct
 
@@ -281,85 +239,52 @@ def _gcm_dec(size: int):
     return pycryptodome, direct
 
 
-def _cfb(segment_bits: int):
-    direct_mode = CFB if segment_bits == 128 else CFB8
+# Per mode: pycryptodome's mode and its keyword arguments, cryptography's mode
+# and the IV or counter block it takes. A one-shot row encrypts one message
+# with a new cipher; a stream row sends the message through one cipher in
+# STREAM_CHUNK pieces, GCM's tag closing it.
+_MODES = {
+    "cbc": (AES.MODE_CBC, {"iv": IV}, modes.CBC, IV),
+    "ctr": (AES.MODE_CTR, {"nonce": NONCE_CTR}, modes.CTR, COUNTER_BLOCK),
+    "gcm": (AES.MODE_GCM, {"nonce": NONCE_GCM}, modes.GCM, NONCE_GCM),
+    "cfb128": (AES.MODE_CFB, {"iv": IV, "segment_size": 128}, CFB, IV),
+    "cfb8": (AES.MODE_CFB, {"iv": IV, "segment_size": 8}, CFB8, IV),
+    "ofb": (AES.MODE_OFB, {"iv": IV}, OFB, IV),
+}
+
+
+def _one_shot(mode: str):
+    aes_mode, options, direct_mode, direct_iv = _MODES[mode]
 
     def build(size: int):
         data = random_bytes(size)
-        key, iv = KEY_128, IV
+        key = KEY_128
 
         def pycryptodome():
-            return AES.new(key, AES.MODE_CFB, iv=iv, segment_size=segment_bits).encrypt(data)
+            return AES.new(key, aes_mode, **options).encrypt(data)
 
-        def direct():
-            encryptor = Cipher(algorithms.AES(key), direct_mode(iv)).encryptor()
-            return encryptor.update(data) + encryptor.finalize()
-
-        return pycryptodome, direct
+        return pycryptodome, aes_encrypting(key, direct_mode, direct_iv, data)
 
     return build
 
 
-def _ofb(size: int):
-    data = random_bytes(size)
-    key, iv = KEY_128, IV
-
-    def pycryptodome():
-        return AES.new(key, AES.MODE_OFB, iv=iv).encrypt(data)
-
-    def direct():
-        encryptor = Cipher(algorithms.AES(key), OFB(iv)).encryptor()
-        return encryptor.update(data) + encryptor.finalize()
-
-    return pycryptodome, direct
-
-
-# Streaming: one cipher, the message in STREAM_CHUNK pieces. Per mode: how
-# pycryptodome's cipher is made, how cryptography's mode is made, and whether
-# a tag closes the stream (GCM).
-_STREAMS = {
-    "cbc": (lambda: AES.new(KEY_128, AES.MODE_CBC, iv=IV), lambda: modes.CBC(IV), False),
-    "ctr": (
-        lambda: AES.new(KEY_128, AES.MODE_CTR, nonce=NONCE_CTR),
-        lambda: modes.CTR(COUNTER_BLOCK),
-        False,
-    ),
-    "gcm": (
-        lambda: AES.new(KEY_128, AES.MODE_GCM, nonce=NONCE_GCM),
-        lambda: modes.GCM(NONCE_GCM),
-        True,
-    ),
-    "cfb128": (
-        lambda: AES.new(KEY_128, AES.MODE_CFB, iv=IV, segment_size=128),
-        lambda: CFB(IV),
-        False,
-    ),
-    "cfb8": (
-        lambda: AES.new(KEY_128, AES.MODE_CFB, iv=IV, segment_size=8),
-        lambda: CFB8(IV),
-        False,
-    ),
-    "ofb": (lambda: AES.new(KEY_128, AES.MODE_OFB, iv=IV), lambda: OFB(IV), False),
-}
-
-
 def _stream(mode: str):
-    new_pycryptodome, new_mode, tagged = _STREAMS[mode]
+    aes_mode, options, direct_mode, direct_iv = _MODES[mode]
+    tagged = mode == "gcm"
 
     def build(size: int):
-        data = random_bytes(size)
-        chunks = [data[i : i + STREAM_CHUNK] for i in range(0, size, STREAM_CHUNK)]
+        chunks = chunked(random_bytes(size))
         key = KEY_128
 
         def pycryptodome():
-            cipher = new_pycryptodome()
+            cipher = AES.new(key, aes_mode, **options)
             out = [cipher.encrypt(chunk) for chunk in chunks]
             if tagged:
                 out.append(cipher.digest())
             return out
 
         def direct():
-            encryptor = Cipher(algorithms.AES(key), new_mode()).encryptor()
+            encryptor = Cipher(algorithms.AES(key), direct_mode(direct_iv)).encryptor()
             out = [encryptor.update(chunk) for chunk in chunks]
             out.append(encryptor.finalize())
             if tagged:
@@ -372,12 +297,12 @@ def _stream(mode: str):
 
 
 ROWS = (
-    Row("ecb 1 block", "aes-ecb", _ecb_block, sizes=(BLOCK,)),
+    Row("ecb 1 block", "aes-ecb", _ecb, sizes=(BLOCK,)),
     Row("ecb reused 16 B", "aes-ecb", _ecb_block_reused, sizes=(BLOCK,)),
     Row("ecb", "aes-ecb", _ecb),
-    Row("cbc enc", "aes-cbc", _cbc_enc),
+    Row("cbc enc", "aes-cbc", _one_shot("cbc")),
     Row("cbc dec", "aes-cbc", _cbc_dec),
-    Row("ctr", "aes-ctr", _ctr),
+    Row("ctr", "aes-ctr", _one_shot("ctr")),
     # WinZip AES's counter (every zip tool that writes AES zips)
     Row("ctr little-endian", "aes-ctr", _ctr_counter(128, b"", b"", 1, True)),
     Row("ctr suffix", "aes-ctr", _ctr_counter(32, random_bytes(8), random_bytes(4), 0, False)),
@@ -388,11 +313,11 @@ ROWS = (
     Row("gcm key-copy enc", "aes-gcm", _gcm_enc_key_copies),
     Row("gcm enc into", "aes-gcm", _gcm_enc_into),
     Row("ctr into", "aes-ctr", _ctr_into),
-    Row("cfb128", "aes-cfb", _cfb(128)),
-    Row("cfb8", "aes-cfb", _cfb(8)),
+    Row("cfb128", "aes-cfb", _one_shot("cfb128")),
+    Row("cfb8", "aes-cfb", _one_shot("cfb8")),
     Row("cfb64 dec", "aes-cfb", _cfb_segments_dec(64)),
     Row("cfb16 dec", "aes-cfb", _cfb_segments_dec(16)),
-    Row("ofb", "aes-ofb", _ofb),
+    Row("ofb", "aes-ofb", _one_shot("ofb")),
     Row("cbc stream", "aes-cbc", _stream("cbc"), sizes=(MIB,)),
     Row("ctr stream", "aes-ctr", _stream("ctr"), sizes=(MIB,)),
     Row("gcm stream", "aes-gcm", _stream("gcm"), sizes=(MIB,)),

@@ -18,12 +18,11 @@ from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
 from cryptography.hazmat.primitives.ciphers.aead import AESCCM
 from cryptography.hazmat.primitives.cmac import CMAC
 
-from accel_agent.bench.families import KIB, MIB, Row, random_bytes
+from accel_agent.bench.families import MIB, AeadCipher, Row, chunked, random_bytes
 
 NAME = "ccm_eax"
 TITLE = "AES-128 CCM and EAX (11/16-byte nonce, 16-byte tag, 16-byte header)"
 
-STREAM_CHUNK = 64 * KIB
 KEY = random_bytes(16)
 NONCE_CCM = random_bytes(11)  # pycryptodome's default length: messages up to 4 GiB
 NONCE_EAX = random_bytes(16)
@@ -53,73 +52,43 @@ def eax_direct(key: bytes, nonce: bytes, header: bytes, data: bytes, decrypt: bo
     return out, _xor(n, h, c)
 
 
+def _ccm(**lengths: int) -> AeadCipher:
+    return AeadCipher(AES, KEY, AES.MODE_CCM, nonce=NONCE_CCM, header=HEADER, **lengths)
+
+
+_EAX = AeadCipher(AES, KEY, AES.MODE_EAX, nonce=NONCE_EAX, header=HEADER)
+
+
+def _ccm_direct(data: bytes):
+    return lambda: AESCCM(KEY).encrypt(NONCE_CCM, data, HEADER)
+
+
 def _ccm_enc(size: int):
     data = random_bytes(size)
-
-    def pycryptodome():
-        cipher = AES.new(KEY, AES.MODE_CCM, nonce=NONCE_CCM)
-        cipher.update(HEADER)
-        return cipher.encrypt_and_digest(data)
-
-    def direct():
-        return AESCCM(KEY).encrypt(NONCE_CCM, data, HEADER)
-
-    return pycryptodome, direct
+    return _ccm().sealing(data), _ccm_direct(data)
 
 
 def _ccm_dec(size: int):
-    data = random_bytes(size)
-    sealed = AESCCM(KEY).encrypt(NONCE_CCM, data, HEADER)
-    ciphertext, tag = sealed[:-16], sealed[-16:]
-
-    def pycryptodome():
-        cipher = AES.new(KEY, AES.MODE_CCM, nonce=NONCE_CCM)
-        cipher.update(HEADER)
-        return cipher.decrypt_and_verify(ciphertext, tag)
-
-    def direct():
-        return AESCCM(KEY).decrypt(NONCE_CCM, sealed, HEADER)
-
-    return pycryptodome, direct
+    sealed = AESCCM(KEY).encrypt(NONCE_CCM, random_bytes(size), HEADER)
+    return _ccm().opening(sealed[:-16], sealed[-16:]), (
+        lambda: AESCCM(KEY).decrypt(NONCE_CCM, sealed, HEADER)
+    )
 
 
 def _ccm_stream(size: int):
     data = random_bytes(size)
-    chunks = [data[i : i + STREAM_CHUNK] for i in range(0, size, STREAM_CHUNK)]
-
-    def pycryptodome():
-        cipher = AES.new(KEY, AES.MODE_CCM, nonce=NONCE_CCM, msg_len=size, assoc_len=len(HEADER))
-        cipher.update(HEADER)
-        return [cipher.encrypt(chunk) for chunk in chunks] + [cipher.digest()]
-
-    def direct():
-        return AESCCM(KEY).encrypt(NONCE_CCM, data, HEADER)
-
-    return pycryptodome, direct
+    declared = _ccm(msg_len=size, assoc_len=len(HEADER))
+    return declared.streaming(chunked(data)), _ccm_direct(data)
 
 
 def _eax_enc(size: int):
     data = random_bytes(size)
-
-    def pycryptodome():
-        cipher = AES.new(KEY, AES.MODE_EAX, nonce=NONCE_EAX)
-        cipher.update(HEADER)
-        return cipher.encrypt_and_digest(data)
-
-    def direct():
-        return eax_direct(KEY, NONCE_EAX, HEADER, data)
-
-    return pycryptodome, direct
+    return _EAX.sealing(data), lambda: eax_direct(KEY, NONCE_EAX, HEADER, data)
 
 
 def _eax_dec(size: int):
     data = random_bytes(size)
     ciphertext, tag = eax_direct(KEY, NONCE_EAX, HEADER, data)
-
-    def pycryptodome():
-        cipher = AES.new(KEY, AES.MODE_EAX, nonce=NONCE_EAX)
-        cipher.update(HEADER)
-        return cipher.decrypt_and_verify(ciphertext, tag)
 
     def direct():
         plaintext, computed = eax_direct(KEY, NONCE_EAX, HEADER, ciphertext, decrypt=True)
@@ -127,22 +96,12 @@ def _eax_dec(size: int):
             raise ValueError("MAC check failed")
         return plaintext
 
-    return pycryptodome, direct
+    return _EAX.opening(ciphertext, tag), direct
 
 
 def _eax_stream(size: int):
     data = random_bytes(size)
-    chunks = [data[i : i + STREAM_CHUNK] for i in range(0, size, STREAM_CHUNK)]
-
-    def pycryptodome():
-        cipher = AES.new(KEY, AES.MODE_EAX, nonce=NONCE_EAX)
-        cipher.update(HEADER)
-        return [cipher.encrypt(chunk) for chunk in chunks] + [cipher.digest()]
-
-    def direct():
-        return eax_direct(KEY, NONCE_EAX, HEADER, data)
-
-    return pycryptodome, direct
+    return _EAX.streaming(chunked(data)), lambda: eax_direct(KEY, NONCE_EAX, HEADER, data)
 
 
 ROWS = (

@@ -16,12 +16,10 @@ from Crypto.Cipher import ChaCha20, ChaCha20_Poly1305
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms
 from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
 
-from accel_agent.bench.families import KIB, MIB, Row, random_bytes
+from accel_agent.bench.families import MIB, AeadCipher, Row, chunked, random_bytes
 
 NAME = "chacha"
 TITLE = "ChaCha20 and (X)ChaCha20-Poly1305, 256-bit keys; one new cipher per message"
-
-STREAM_CHUNK = 64 * KIB
 
 KEY = random_bytes(32)
 NONCE_12 = random_bytes(12)
@@ -55,32 +53,26 @@ def _xchacha_key_nonce():
     return subkey, bytes(4) + NONCE_24[16:]
 
 
+def _aead(nonce: bytes) -> AeadCipher:
+    return AeadCipher(ChaCha20_Poly1305, key=KEY, nonce=nonce, header=AAD)
+
+
 def _aead_enc(nonce: bytes):
     def build(size: int):
         data = random_bytes(size)
         key, aad = KEY, AAD
         if len(nonce) == 24:
-            direct_key, direct_nonce = None, None
-        else:
-            direct_key, direct_nonce = key, nonce
-
-        def pycryptodome():
-            cipher = ChaCha20_Poly1305.new(key=key, nonce=nonce)
-            cipher.update(aad)
-            return cipher.encrypt_and_digest(data)
-
-        if direct_key is not None:
-
-            def direct():
-                return ChaCha20Poly1305(direct_key).encrypt(direct_nonce, data, aad)
-
-        else:
 
             def direct():
                 subkey, nonce12 = _xchacha_key_nonce()
                 return ChaCha20Poly1305(subkey).encrypt(nonce12, data, aad)
 
-        return pycryptodome, direct
+        else:
+
+            def direct():
+                return ChaCha20Poly1305(key).encrypt(nonce, data, aad)
+
+        return _aead(nonce).sealing(data), direct
 
     return build
 
@@ -88,22 +80,15 @@ def _aead_enc(nonce: bytes):
 def _aead_dec(size: int):
     key, nonce, aad = KEY, NONCE_12, AAD
     sealed = ChaCha20Poly1305(key).encrypt(nonce, random_bytes(size), aad)
-    ciphertext, tag = sealed[:-16], sealed[-16:]
-
-    def pycryptodome():
-        cipher = ChaCha20_Poly1305.new(key=key, nonce=nonce)
-        cipher.update(aad)
-        return cipher.decrypt_and_verify(ciphertext, tag)
 
     def direct():
         return ChaCha20Poly1305(key).decrypt(nonce, sealed, aad)
 
-    return pycryptodome, direct
+    return _aead(nonce).opening(sealed[:-16], sealed[-16:]), direct
 
 
 def _chacha20_stream(size: int):
-    data = random_bytes(size)
-    chunks = [data[i : i + STREAM_CHUNK] for i in range(0, size, STREAM_CHUNK)]
+    chunks = chunked(random_bytes(size))
     key, nonce = KEY, NONCE_12
 
     def pycryptodome():
@@ -120,20 +105,12 @@ def _chacha20_stream(size: int):
 def _aead_stream(size: int):
     """pycryptodome streams the AEAD; cryptography's users seal the whole message at once."""
     data = random_bytes(size)
-    chunks = [data[i : i + STREAM_CHUNK] for i in range(0, size, STREAM_CHUNK)]
     key, nonce, aad = KEY, NONCE_12, AAD
-
-    def pycryptodome():
-        cipher = ChaCha20_Poly1305.new(key=key, nonce=nonce)
-        cipher.update(aad)
-        out = [cipher.encrypt(chunk) for chunk in chunks]
-        out.append(cipher.digest())
-        return out
 
     def direct():
         return ChaCha20Poly1305(key).encrypt(nonce, data, aad)
 
-    return pycryptodome, direct
+    return _aead(nonce).streaming(chunked(data)), direct
 
 
 ROWS = (

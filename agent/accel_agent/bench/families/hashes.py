@@ -109,16 +109,11 @@ def _shake(module, hashlib_name: str, length: int):
 
 def _hmac(module, hashlib_name: str):
     def build(size: int):
-        data = random_bytes(size)
-        key = KEY
-
-        def pycryptodome():
-            return HMAC.new(key, data, digestmod=module).digest()
-
-        def direct():
-            return hmac.digest(key, data, hashlib_name)
-
-        return pycryptodome, direct
+        data, key = random_bytes(size), KEY
+        return (
+            lambda: HMAC.new(key, data, digestmod=module).digest(),
+            lambda: hmac.digest(key, data, hashlib_name),
+        )
 
     return build
 

@@ -23,7 +23,7 @@ from Crypto.Signature import DSS, eddsa, pkcs1_15, pss
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric import dsa, ec, ed25519, padding, rsa
 
-from accel_agent.bench.families import Row, random_bytes
+from accel_agent.bench.families import Row, by_length, random_bytes, verifying
 
 NAME = "pubkey"
 TITLE = (
@@ -33,7 +33,6 @@ TITLE = (
 
 MESSAGE_SIZE = 32  # not a standard size: the rows run whatever --sizes says
 MESSAGE = random_bytes(MESSAGE_SIZE)
-OK = b"ok"
 
 _rsa_keys: dict = {}
 _ecc_keys: dict = {}
@@ -80,74 +79,51 @@ def _length(data: bytes) -> bytes:
 # --------------------------------------------------------------------------- RSA signatures
 
 
-def _pkcs1_sign(bits: int):
-    def build(size: int):
-        key, direct = rsa_pair(bits)
-
-        def pycryptodome():
-            return pkcs1_15.new(key).sign(SHA256.new(MESSAGE))
-
-        def direct_call():
-            return direct.sign(MESSAGE, padding.PKCS1v15(), hashes.SHA256())
-
-        return pycryptodome, direct_call
-
-    return build
-
-
-def _pkcs1_verify(bits: int):
-    def build(size: int):
-        key, direct = rsa_pair(bits)
-        public, direct_public = key.public_key(), direct.public_key()
-        signature = direct.sign(MESSAGE, padding.PKCS1v15(), hashes.SHA256())
-
-        def pycryptodome():
-            pkcs1_15.new(public).verify(SHA256.new(MESSAGE), signature)
-            return OK
-
-        def direct_call():
-            direct_public.verify(signature, MESSAGE, padding.PKCS1v15(), hashes.SHA256())
-            return OK
-
-        return pycryptodome, direct_call
-
-    return build
-
-
 def _pss_padding():
     return padding.PSS(mgf=padding.MGF1(hashes.SHA256()), salt_length=32)
 
 
-def _pss_sign(bits: int):
+def _same(signature: bytes) -> bytes:
+    return signature
+
+
+# Per scheme: pycryptodome's module, cryptography's padding, and what a
+# signature row compares (PKCS#1 v1.5 is deterministic: its bytes; PSS is
+# randomized: its length).
+_RSA_SCHEMES = {
+    "pkcs1": (pkcs1_15, padding.PKCS1v15, _same),
+    "pss": (pss, _pss_padding, _length),
+}
+
+
+def _rsa_sign(scheme: str, bits: int):
+    module, new_padding, summary = _RSA_SCHEMES[scheme]
+
     def build(size: int):
         key, direct = rsa_pair(bits)
 
         def pycryptodome():
-            return _length(pss.new(key).sign(SHA256.new(MESSAGE)))
+            return summary(module.new(key).sign(SHA256.new(MESSAGE)))
 
         def direct_call():
-            return _length(direct.sign(MESSAGE, _pss_padding(), hashes.SHA256()))
+            return summary(direct.sign(MESSAGE, new_padding(), hashes.SHA256()))
 
         return pycryptodome, direct_call
 
     return build
 
 
-def _pss_verify(bits: int):
+def _rsa_verify(scheme: str, bits: int):
+    module, new_padding, _summary = _RSA_SCHEMES[scheme]
+
     def build(size: int):
         key, direct = rsa_pair(bits)
         public, direct_public = key.public_key(), direct.public_key()
-        signature = direct.sign(MESSAGE, _pss_padding(), hashes.SHA256())
-
-        def pycryptodome():
-            pss.new(public).verify(SHA256.new(MESSAGE), signature)
-            return OK
-
-        def direct_call():
-            direct_public.verify(signature, MESSAGE, _pss_padding(), hashes.SHA256())
-            return OK
-
-        return pycryptodome, direct_call
+        signature = direct.sign(MESSAGE, new_padding(), hashes.SHA256())
+        return verifying(
+            lambda: module.new(public).verify(SHA256.new(MESSAGE), signature),
+            lambda: direct_public.verify(signature, MESSAGE, new_padding(), hashes.SHA256()),
+        )
 
     return build
 
@@ -159,16 +135,11 @@ def _ecdsa_sign(curve: str):
     def build(size: int):
         key, direct = ecc_pair(curve)
         algorithm = ec.ECDSA(hashes.SHA256())
-        width = b"%d" % (2 * key.pointQ.size_in_bytes())  # P1363: r || s
-
-        def pycryptodome():
-            return b"%d" % len(DSS.new(key, "fips-186-3").sign(SHA256.new(MESSAGE)))
-
-        def direct_call():
-            direct.sign(MESSAGE, algorithm)
-            return width
-
-        return pycryptodome, direct_call
+        return by_length(  # P1363: r || s
+            lambda: DSS.new(key, "fips-186-3").sign(SHA256.new(MESSAGE)),
+            lambda: direct.sign(MESSAGE, algorithm),
+            2 * key.pointQ.size_in_bytes(),
+        )
 
     return build
 
@@ -183,14 +154,10 @@ def _ecdsa_deterministic(curve: str):
     def build(size: int):
         key, direct = ecc_pair(curve)
         algorithm = ec.ECDSA(hashes.SHA256(), deterministic_signing=True)
-
-        def pycryptodome():
-            return DSS.new(key, "deterministic-rfc6979", "der").sign(SHA256.new(MESSAGE))
-
-        def direct_call():
-            return direct.sign(MESSAGE, algorithm)
-
-        return pycryptodome, direct_call
+        return (  # both DER, the same bytes
+            lambda: DSS.new(key, "deterministic-rfc6979", "der").sign(SHA256.new(MESSAGE)),
+            lambda: direct.sign(MESSAGE, algorithm),
+        )
 
     return build
 
@@ -204,16 +171,10 @@ def _ecdsa_verify(curve: str):
         r, s = _decode(der)
         width = key.pointQ.size_in_bytes()
         binary = r.to_bytes(width, "big") + s.to_bytes(width, "big")
-
-        def pycryptodome():
-            DSS.new(public, "fips-186-3").verify(SHA256.new(MESSAGE), binary)
-            return OK
-
-        def direct_call():
-            direct_public.verify(der, MESSAGE, algorithm)
-            return OK
-
-        return pycryptodome, direct_call
+        return verifying(
+            lambda: DSS.new(public, "fips-186-3").verify(SHA256.new(MESSAGE), binary),
+            lambda: direct_public.verify(der, MESSAGE, algorithm),
+        )
 
     return build
 
@@ -235,16 +196,10 @@ def _ed25519_verify(size: int):
     public, direct_public = key.public_key(), direct.public_key()
     signature = direct.sign(MESSAGE)
     public.pointQ  # noqa: B018 - computed once, as an imported key has it
-
-    def pycryptodome():
-        eddsa.new(public, "rfc8032").verify(MESSAGE, signature)
-        return OK
-
-    def direct_call():
-        direct_public.verify(signature, MESSAGE)
-        return OK
-
-    return pycryptodome, direct_call
+    return verifying(
+        lambda: eddsa.new(public, "rfc8032").verify(MESSAGE, signature),
+        lambda: direct_public.verify(signature, MESSAGE),
+    )
 
 
 # --------------------------------------------------------------------------- OAEP
@@ -343,37 +298,18 @@ def dsa_pair(bits: int):
     return _dsa_keys[bits]
 
 
-def _dsa_sign(bits: int):
-    def build(size: int):
-        key, direct = dsa_pair(bits)
-
-        def pycryptodome():
-            return _length(DSS.new(key, "fips-186-3").sign(SHA256.new(MESSAGE)))
-
-        def direct_call():
-            direct.sign(MESSAGE, hashes.SHA256())
-            return b"%d" % (2 * ((key.q.bit_length() + 7) // 8))  # binary: r || s
-
-        return pycryptodome, direct_call
-
-    return build
-
-
-def _dsa_deterministic(bits: int):
-    """RFC 6979: native by choice under the agent; the direct column signs with a random nonce
-    (pyca/cryptography has no deterministic DSA), the nearest thing it has."""
+def _dsa_sign(mode: str, bits: int):
+    """``mode`` "deterministic-rfc6979" is native by choice under the agent; the
+    direct column signs with a random nonce (pyca/cryptography has no
+    deterministic DSA), the nearest thing it has."""
 
     def build(size: int):
         key, direct = dsa_pair(bits)
-
-        def pycryptodome():
-            return _length(DSS.new(key, "deterministic-rfc6979").sign(SHA256.new(MESSAGE)))
-
-        def direct_call():
-            direct.sign(MESSAGE, hashes.SHA256())
-            return b"%d" % (2 * ((key.q.bit_length() + 7) // 8))
-
-        return pycryptodome, direct_call
+        return by_length(  # binary: r || s
+            lambda: DSS.new(key, mode).sign(SHA256.new(MESSAGE)),
+            lambda: direct.sign(MESSAGE, hashes.SHA256()),
+            2 * ((key.q.bit_length() + 7) // 8),
+        )
 
     return build
 
@@ -383,16 +319,10 @@ def _dsa_verify(bits: int):
         key, direct = dsa_pair(bits)
         public, direct_public = key.public_key(), direct.public_key()
         signature = direct.sign(MESSAGE, hashes.SHA256())
-
-        def pycryptodome():
-            DSS.new(public, "fips-186-3", "der").verify(SHA256.new(MESSAGE), signature)
-            return OK
-
-        def direct_call():
-            direct_public.verify(signature, MESSAGE, hashes.SHA256())
-            return OK
-
-        return pycryptodome, direct_call
+        return verifying(
+            lambda: DSS.new(public, "fips-186-3", "der").verify(SHA256.new(MESSAGE), signature),
+            lambda: direct_public.verify(signature, MESSAGE, hashes.SHA256()),
+        )
 
     return build
 
@@ -411,14 +341,14 @@ def _dsa_generate(size: int):
 SIZES = (MESSAGE_SIZE,)
 
 ROWS = (
-    Row("rsa2048 pkcs1 sign", "rsa-pkcs1v15-sign", _pkcs1_sign(2048), SIZES),
-    Row("rsa2048 pkcs1 verify", "rsa-pkcs1v15-sign", _pkcs1_verify(2048), SIZES),
-    Row("rsa3072 pkcs1 sign", "rsa-pkcs1v15-sign", _pkcs1_sign(3072), SIZES),
-    Row("rsa3072 pkcs1 verify", "rsa-pkcs1v15-sign", _pkcs1_verify(3072), SIZES),
-    Row("rsa2048 pss sign", "rsa-pss", _pss_sign(2048), SIZES),
-    Row("rsa2048 pss verify", "rsa-pss", _pss_verify(2048), SIZES),
-    Row("rsa3072 pss sign", "rsa-pss", _pss_sign(3072), SIZES),
-    Row("rsa3072 pss verify", "rsa-pss", _pss_verify(3072), SIZES),
+    Row("rsa2048 pkcs1 sign", "rsa-pkcs1v15-sign", _rsa_sign("pkcs1", 2048), SIZES),
+    Row("rsa2048 pkcs1 verify", "rsa-pkcs1v15-sign", _rsa_verify("pkcs1", 2048), SIZES),
+    Row("rsa3072 pkcs1 sign", "rsa-pkcs1v15-sign", _rsa_sign("pkcs1", 3072), SIZES),
+    Row("rsa3072 pkcs1 verify", "rsa-pkcs1v15-sign", _rsa_verify("pkcs1", 3072), SIZES),
+    Row("rsa2048 pss sign", "rsa-pss", _rsa_sign("pss", 2048), SIZES),
+    Row("rsa2048 pss verify", "rsa-pss", _rsa_verify("pss", 2048), SIZES),
+    Row("rsa3072 pss sign", "rsa-pss", _rsa_sign("pss", 3072), SIZES),
+    Row("rsa3072 pss verify", "rsa-pss", _rsa_verify("pss", 3072), SIZES),
     Row("p256 ecdsa sign", "ecdsa-p256", _ecdsa_sign("P-256"), SIZES),
     Row("p256 ecdsa det sign", "ecdsa-p256", _ecdsa_deterministic("P-256"), SIZES),
     Row("p256 ecdsa verify", "ecdsa-p256", _ecdsa_verify("P-256"), SIZES),
@@ -431,8 +361,8 @@ ROWS = (
     Row("rsa2048 keygen", "rsa-keygen", _rsa_generate(2048), SIZES),
     Row("p256 keygen", "ecc-keygen", _ecc_generate, SIZES),
     Row("p256 ephemeral ecdh", "ecdh-p256", _ephemeral_ecdh, SIZES),
-    Row("dsa2048 sign", "dsa", _dsa_sign(2048), SIZES),
-    Row("dsa2048 det sign", "dsa", _dsa_deterministic(2048), SIZES),
+    Row("dsa2048 sign", "dsa", _dsa_sign("fips-186-3", 2048), SIZES),
+    Row("dsa2048 det sign", "dsa", _dsa_sign("deterministic-rfc6979", 2048), SIZES),
     Row("dsa2048 verify", "dsa", _dsa_verify(2048), SIZES),
     Row("dsa1024 keygen", "dsa-keygen", _dsa_generate, SIZES),
 )

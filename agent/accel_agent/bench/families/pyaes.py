@@ -16,7 +16,7 @@ import pyaes
 from cryptography.hazmat.primitives import padding
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
 
-from accel_agent.bench.families import KIB, Row, random_bytes
+from accel_agent.bench.families import KIB, Row, aes_encrypting, random_bytes
 
 try:  # cryptography 43+: CFB8 and OFB live in "decrepit" (the old names warn)
     from cryptography.hazmat.decrepit.ciphers.modes import CFB8, OFB
@@ -35,20 +35,6 @@ COUNTER_START = 1  # pyaes's Counter() default: the first counter block is 0...0
 
 def _encryptor(mode):
     return Cipher(algorithms.AES(KEY), mode).encryptor()
-
-
-def _ctr(size: int):
-    data = random_bytes(size)
-    first_block = COUNTER_START.to_bytes(16, "big")
-
-    def library():
-        return pyaes.AESModeOfOperationCTR(KEY).encrypt(data)
-
-    def direct():
-        encryptor = _encryptor(modes.CTR(first_block))
-        return encryptor.update(data) + encryptor.finalize()
-
-    return library, direct
 
 
 def _ecb_block(size: int):
@@ -91,37 +77,36 @@ def _cbc_feeder(size: int):
     return library, direct
 
 
-def _cfb8(size: int):
-    data = random_bytes(size)
+def _stream(new, direct_mode, direct_iv: bytes, **options):
+    """A stream mode: pyaes's mode class ``new`` and its keyword arguments,
+    cryptography's mode and the IV or first counter block it takes."""
 
-    def library():
-        return pyaes.AESModeOfOperationCFB(KEY, iv=IV, segment_size=1).encrypt(data)
+    def build(size: int):
+        data = random_bytes(size)
 
-    def direct():
-        encryptor = _encryptor(CFB8(IV))
-        return encryptor.update(data) + encryptor.finalize()
+        def library():
+            return new(KEY, **options).encrypt(data)
 
-    return library, direct
+        return library, aes_encrypting(KEY, direct_mode, direct_iv, data)
 
-
-def _ofb(size: int):
-    data = random_bytes(size)
-
-    def library():
-        return pyaes.AESModeOfOperationOFB(KEY, iv=IV).encrypt(data)
-
-    def direct():
-        encryptor = _encryptor(OFB(IV))
-        return encryptor.update(data) + encryptor.finalize()
-
-    return library, direct
+    return build
 
 
 ROWS = (
-    Row("ctr", "aes-ctr", _ctr, sizes=SIZES + (16 * KIB,)),
+    Row(
+        "ctr",
+        "aes-ctr",
+        _stream(pyaes.AESModeOfOperationCTR, modes.CTR, COUNTER_START.to_bytes(16, "big")),
+        sizes=SIZES + (16 * KIB,),
+    ),
     Row("ecb 1 block", "aes-ecb", _ecb_block, sizes=(BLOCK,)),
     Row("cbc 1 block", "aes-cbc", _cbc_block, sizes=(BLOCK,)),
     Row("cbc feeder", "aes-cbc", _cbc_feeder, sizes=SIZES),
-    Row("cfb8", "aes-cfb", _cfb8, sizes=SIZES),
-    Row("ofb", "aes-ofb", _ofb, sizes=SIZES),
+    Row(
+        "cfb8",
+        "aes-cfb",
+        _stream(pyaes.AESModeOfOperationCFB, CFB8, IV, iv=IV, segment_size=1),
+        sizes=SIZES,
+    ),
+    Row("ofb", "aes-ofb", _stream(pyaes.AESModeOfOperationOFB, OFB, IV, iv=IV), sizes=SIZES),
 )

@@ -20,7 +20,7 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from ecdsa import NIST192p, NIST256p, NIST384p, SECP256k1, SigningKey
 from ecdsa.util import sigencode_der, sigencode_string
 
-from accel_agent.bench.families import Row, random_bytes
+from accel_agent.bench.families import Row, by_length, random_bytes, verifying
 
 NAME = "python_ecdsa"
 TITLE = (
@@ -30,7 +30,6 @@ TITLE = (
 
 MESSAGE_SIZE = 32
 MESSAGE = random_bytes(MESSAGE_SIZE)
-OK = b"ok"
 SIZES = (MESSAGE_SIZE,)
 
 # python-ecdsa curve -> pyca/cryptography curve
@@ -57,16 +56,11 @@ def _sign(curve: str):
     def build(size: int):
         key, direct = key_pair(curve)
         algorithm = ec.ECDSA(hashes.SHA256())
-        width = b"%d" % (2 * key.baselen)  # python-ecdsa's raw encoding: r || s
-
-        def python_ecdsa():
-            return b"%d" % len(key.sign(MESSAGE, hashfunc=hashlib.sha256))
-
-        def direct_call():
-            direct.sign(MESSAGE, algorithm)
-            return width
-
-        return python_ecdsa, direct_call
+        return by_length(  # python-ecdsa's raw encoding: r || s
+            lambda: key.sign(MESSAGE, hashfunc=hashlib.sha256),
+            lambda: direct.sign(MESSAGE, algorithm),
+            2 * key.baselen,
+        )
 
     return build
 
@@ -75,14 +69,10 @@ def _sign_deterministic(curve: str):
     def build(size: int):
         key, direct = key_pair(curve)
         algorithm = ec.ECDSA(hashes.SHA256(), deterministic_signing=True)
-
-        def python_ecdsa():
-            return key.sign_deterministic(MESSAGE, hashlib.sha256, sigencode_der)
-
-        def direct_call():
-            return direct.sign(MESSAGE, algorithm)
-
-        return python_ecdsa, direct_call
+        return (  # both DER, the same bytes
+            lambda: key.sign_deterministic(MESSAGE, hashlib.sha256, sigencode_der),
+            lambda: direct.sign(MESSAGE, algorithm),
+        )
 
     return build
 
@@ -96,16 +86,10 @@ def _verify(curve: str):
         from cryptography.hazmat.primitives.asymmetric.utils import decode_dss_signature
 
         raw = sigencode_string(*decode_dss_signature(der), key.curve.order)
-
-        def python_ecdsa():
-            public.verify(raw, MESSAGE, hashlib.sha256)
-            return OK
-
-        def direct_call():
-            direct_public.verify(der, MESSAGE, algorithm)
-            return OK
-
-        return python_ecdsa, direct_call
+        return verifying(
+            lambda: public.verify(raw, MESSAGE, hashlib.sha256),
+            lambda: direct_public.verify(der, MESSAGE, algorithm),
+        )
 
     return build
 

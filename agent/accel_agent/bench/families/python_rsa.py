@@ -18,7 +18,7 @@ from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric import padding
 from cryptography.hazmat.primitives.asymmetric import rsa as crsa
 
-from accel_agent.bench.families import Row, random_bytes
+from accel_agent.bench.families import Row, random_bytes, verifying
 
 try:
     import rsa
@@ -33,7 +33,6 @@ TITLE = (
 
 MESSAGE_SIZE = 32
 MESSAGE = random_bytes(MESSAGE_SIZE)
-OK = b"ok"
 SIZES = (MESSAGE_SIZE,)
 
 _pairs: dict = {}
@@ -72,14 +71,11 @@ def _verify(bits: int):
         direct_public = direct.public_key()
         signature = direct.sign(MESSAGE, padding.PKCS1v15(), hashes.SHA256())
 
-        def library():
-            return OK if rsa.verify(MESSAGE, signature, public) == "SHA-256" else b"?"
-
-        def direct_call():
-            direct_public.verify(signature, MESSAGE, padding.PKCS1v15(), hashes.SHA256())
-            return OK
-
-        return library, direct_call
+        return verifying(
+            lambda: rsa.verify(MESSAGE, signature, public),
+            lambda: direct_public.verify(signature, MESSAGE, padding.PKCS1v15(), hashes.SHA256()),
+            valid="SHA-256",
+        )
 
     return build
 

@@ -18,7 +18,7 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from ellipticcurve import Ecdsa, PrivateKey, Signature
 from ellipticcurve import curve as curves
 
-from accel_agent.bench.families import Row, random_bytes
+from accel_agent.bench.families import Row, by_length, random_bytes, verifying
 
 NAME = "starkbank_ecdsa"
 TITLE = (
@@ -28,7 +28,6 @@ TITLE = (
 
 MESSAGE_SIZE = 32
 MESSAGE = random_bytes(MESSAGE_SIZE).hex()[:MESSAGE_SIZE]
-OK = b"ok"
 SIZES = (MESSAGE_SIZE,)
 
 # starkbank-ecdsa curve -> pyca/cryptography curve
@@ -54,15 +53,11 @@ def _sign(curve: str):
         private, _public, direct = key_pair(curve)
         algorithm = ec.ECDSA(hashes.SHA256())
         data = MESSAGE.encode()
-
-        def starkbank():
-            return b"%d" % len(Ecdsa.sign(MESSAGE, private).toDer()[:2])
-
-        def direct_call():
-            direct.sign(data, algorithm)
-            return b"2"
-
-        return starkbank, direct_call
+        return by_length(  # the DER's first two bytes: the encoding made, not its random size
+            lambda: Ecdsa.sign(MESSAGE, private).toDer()[:2],
+            lambda: direct.sign(data, algorithm),
+            2,
+        )
 
     return build
 
@@ -75,22 +70,23 @@ def _verify(curve: str):
         der = direct.sign(data, algorithm)
         signature = Signature.fromDer(der)
         direct_public = direct.public_key()
-
-        def starkbank():
-            return OK if Ecdsa.verify(MESSAGE, signature, public) else b"invalid"
-
-        def direct_call():
-            direct_public.verify(der, data, algorithm)
-            return OK
-
-        return starkbank, direct_call
+        return verifying(
+            lambda: Ecdsa.verify(MESSAGE, signature, public),
+            lambda: direct_public.verify(der, data, algorithm),
+            valid=True,
+        )
 
     return build
 
 
-ROWS = (
-    Row("p256 sign", "ecdsa-p256", _sign("prime256v1"), SIZES),
-    Row("p256 verify", "ecdsa-p256", _verify("prime256v1"), SIZES),
-    Row("secp256k1 sign", "ecdsa-secp256k1", _sign("secp256k1"), SIZES),
-    Row("secp256k1 verify", "ecdsa-secp256k1", _verify("secp256k1"), SIZES),
+# (starkbank-ecdsa curve, the rows' label, the agent's primitive): a sign and a verify row each
+_ROW_CURVES = (
+    ("prime256v1", "p256", "ecdsa-p256"),
+    ("secp256k1", "secp256k1", "ecdsa-secp256k1"),
+)
+
+ROWS = tuple(
+    Row("%s %s" % (label, operation), primitive, make(curve), SIZES)
+    for curve, label, primitive in _ROW_CURVES
+    for operation, make in (("sign", _sign), ("verify", _verify))
 )

@@ -25,16 +25,13 @@ OpenSSL refuses and any exception of OpenSSL's go to native code.
 
 from __future__ import annotations
 
+from accel_agent.targets.pycryptodome import _pubkey_common as common
 from accel_agent.targets.pycryptodome import _pubkey_twins as twins
-from accel_agent.targets.pycryptodome._pubkey_common import (
-    decode_signature,
-    digest_and_oid,
-    order_value,
-)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
+
 
 def sign(scheme: Any, provider: Any, msg_hash: Any) -> bytes | None:
     """OpenSSL's random-nonce signature in the scheme's encoding, or None for "native"."""
@@ -42,7 +39,7 @@ def sign(scheme: Any, provider: Any, msg_hash: Any) -> bytes | None:
     # Native's own checks first (a private key, a FIPS hash): their errors are native's.
     if not key.has_private() or not scheme._valid_hash(msg_hash):
         return None
-    found = digest_and_oid(provider, msg_hash)
+    found = common.digest_and_oid(provider, msg_hash)
     private = found and twins.dsa_private(key, provider)
     if not private:
         return None
@@ -59,9 +56,8 @@ def sign(scheme: Any, provider: Any, msg_hash: Any) -> bytes | None:
 
 def verify(scheme: Any, provider: Any, msg_hash: Any, signature: Any) -> bool:
     """True when OpenSSL accepts the signature (native code then accepts it too)."""
-    decoded = decode_signature(
-        scheme, provider, msg_hash, signature, order_value(scheme._order)
-    )
+    order = common.order_value(scheme._order)
+    decoded = common.decode_signature(scheme, provider, msg_hash, signature, order)
     if decoded is None:
         return False
     public = twins.dsa_public(scheme._key, provider)

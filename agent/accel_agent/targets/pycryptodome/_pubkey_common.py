@@ -126,6 +126,33 @@ def default_random(module: ModuleType) -> Callable:
     return sys.modules[flavour + ".Random"].get_random_bytes
 
 
+def served(slot: Any, operation: Callable, *args: Any) -> Any:
+    """What OpenSSL's ``operation(*args)`` returns (a signature, a ciphertext),
+    counted as a call ``slot`` served; None, for native code to decide (and
+    raise its own errors), when it returned None or raised."""
+    try:
+        result = operation(*args)
+    except Exception:  # noqa: BLE001 - native decides
+        return None
+    if result is not None:
+        slot.calls += 1
+    return result
+
+
+def accepted(slot: Any, verify: Callable, *args: Any) -> bool:
+    """Whether OpenSSL's ``verify(*args)`` accepts the signature (counted as a
+    call ``slot`` served). False when it rejects or raises: the native method
+    then judges the signature again, and raises its own error."""
+    try:
+        valid = verify(*args)
+    except Exception:  # noqa: BLE001
+        return False
+    if valid:
+        slot.calls += 1
+        return True
+    return False
+
+
 def digest_and_oid(provider: Any, msg_hash: Any) -> tuple[bytes, str] | None:
     """(digest, object identifier) of a pycryptodome hash object OpenSSL knows, else None.
 

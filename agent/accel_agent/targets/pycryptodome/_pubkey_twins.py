@@ -71,13 +71,25 @@ def attach(key: Any, private: Any = None, public: Any = None) -> None:
         twins.public = public
 
 
-def _made(twins: Twins, which: str, make) -> Any:
-    try:
-        twin = make()
-    except Exception:  # noqa: BLE001 - refused by OpenSSL, or not that kind of key
-        twin = False
-    setattr(twins, which, twin)
-    return twin
+def _twin(key: Any, which: str, make: Any, *args: Any) -> Any:
+    """The key's ``which`` twin ("private" or "public"), or None (not a
+    pycryptodome key, or refused by OpenSSL).
+
+    Made on first use as ``make(key, *args)`` (its loader, given the
+    provider and what else the twin depends on) and kept, False when the
+    loader raised: refused by OpenSSL, or not that kind of key.
+    """
+    twins = _twins(key)
+    if twins is None:
+        return None
+    twin = getattr(twins, which)
+    if twin is None:
+        try:
+            twin = make(key, *args)
+        except Exception:  # noqa: BLE001 - refused by OpenSSL, or not that kind of key
+            twin = False
+        setattr(twins, which, twin)
+    return twin or None
 
 
 def encoded_public(key: Any) -> Any:
@@ -98,50 +110,41 @@ def remember_encoded_public(key: Any, encoded: Any) -> None:
 # --------------------------------------------------------------------------- RSA
 
 
+def _load_rsa_private(key: Any, provider: Any) -> Any:
+    return provider.load_private(
+        int(key.n), int(key.e), int(key.d), int(key.p), int(key.q), int(key.u)
+    )
+
+
+def _load_rsa_public(key: Any, provider: Any) -> Any:
+    return provider.load_public(int(key.n), int(key.e))
+
+
 def rsa_private(key: Any, provider: Any) -> Any:
     """The OpenSSL private key of an ``RsaKey``, or None (public key, or refused)."""
-    twins = _twins(key)
-    if twins is None:
-        return None
-    twin = twins.private
-    if twin is None:
-        twin = _made(
-            twins,
-            "private",
-            lambda: provider.load_private(
-                int(key.n), int(key.e), int(key.d), int(key.p), int(key.q), int(key.u)
-            ),
-        )
-    return twin or None
+    return _twin(key, "private", _load_rsa_private, provider)
 
 
 def rsa_public(key: Any, provider: Any) -> Any:
-    twins = _twins(key)
-    if twins is None:
-        return None
-    twin = twins.public
-    if twin is None:
-        twin = _made(twins, "public", lambda: provider.load_public(int(key.n), int(key.e)))
-    return twin or None
+    return _twin(key, "public", _load_rsa_public, provider)
 
 
 # --------------------------------------------------------------------------- DSA
 
 
+def _load_dsa_private(key: Any, provider: Any) -> Any:
+    numbers = key._key
+    return provider.load_private(*(int(numbers[name]) for name in "pqgyx"))
+
+
+def _load_dsa_public(key: Any, provider: Any) -> Any:
+    numbers = key._key
+    return provider.load_public(*(int(numbers[name]) for name in "pqgy"))
+
+
 def dsa_private(key: Any, provider: Any) -> Any:
     """The OpenSSL private key of a ``DsaKey`` (its domain, y and x), or None."""
-    twins = _twins(key)
-    if twins is None:
-        return None
-    twin = twins.private
-    if twin is None:
-        numbers = key._key
-        twin = _made(
-            twins,
-            "private",
-            lambda: provider.load_private(*(int(numbers[name]) for name in "pqgyx")),
-        )
-    return twin or None
+    return _twin(key, "private", _load_dsa_private, provider)
 
 
 def dsa_domain(key: Any) -> tuple[int, int] | None:
@@ -166,32 +169,28 @@ def dsa_domain(key: Any) -> tuple[int, int] | None:
 
 
 def dsa_public(key: Any, provider: Any) -> Any:
-    twins = _twins(key)
-    if twins is None:
-        return None
-    twin = twins.public
-    if twin is None:
-        numbers = key._key
-        twin = _made(
-            twins,
-            "public",
-            lambda: provider.load_public(*(int(numbers[name]) for name in "pqgy")),
-        )
-    return twin or None
+    return _twin(key, "public", _load_dsa_public, provider)
 
 
 # --------------------------------------------------------------------------- NIST curves
 
 
+def _load_ec_private(key: Any, provider: Any) -> Any:
+    return provider.load_private(int(key.d))
+
+
+def _load_ec_public(key: Any, provider: Any) -> Any:
+    if key.__dict__.get("_point") is None and key.has_private():
+        private = ec_private(key, provider)
+        if private is not None:
+            return private.public_key()
+    point = key.pointQ
+    return provider.load_public(int(point.x), int(point.y))
+
+
 def ec_private(key: Any, provider: Any) -> Any:
     """The OpenSSL private key of a NIST-curve ``EccKey``, from its scalar ``d``."""
-    twins = _twins(key)
-    if twins is None:
-        return None
-    twin = twins.private
-    if twin is None:
-        twin = _made(twins, "private", lambda: provider.load_private(int(key.d)))
-    return twin or None
+    return _twin(key, "private", _load_ec_private, provider)
 
 
 def ec_public(key: Any, provider: Any) -> Any:
@@ -200,25 +199,21 @@ def ec_public(key: Any, provider: Any) -> Any:
     A private key whose point was never computed has the point d·G: the
     private twin's public key is that point, without computing it in Python.
     """
-    twins = _twins(key)
-    if twins is None:
-        return None
-    twin = twins.public
-    if twin is None:
-
-        def make() -> Any:
-            if key.__dict__.get("_point") is None and key.has_private():
-                private = ec_private(key, provider)
-                if private is not None:
-                    return private.public_key()
-            point = key.pointQ
-            return provider.load_public(int(point.x), int(point.y))
-
-        twin = _made(twins, "public", make)
-    return twin or None
+    return _twin(key, "public", _load_ec_public, provider)
 
 
 # --------------------------------------------------------------------------- EdDSA
+
+
+def _load_eddsa_private(key: Any, provider: Any, encoded_public: bytes) -> Any:
+    private = provider.load_private(bytes(key.seed))
+    if provider.public_bytes(private) != bytes(encoded_public):
+        raise ValueError("the key's point is not its seed's")
+    return private
+
+
+def _load_eddsa_public(key: Any, provider: Any, encoded_public: bytes) -> Any:
+    return provider.load_public(bytes(encoded_public))
 
 
 def eddsa_private(key: Any, provider: Any, encoded_public: bytes) -> Any:
@@ -228,55 +223,28 @@ def eddsa_private(key: Any, provider: Any, encoded_public: bytes) -> Any:
     encoding of the key's point): a key whose point does not belong to its
     seed is refused, since native code would sign with that point.
     """
-    twins = _twins(key)
-    if twins is None:
-        return None
-    twin = twins.private
-    if twin is None:
-
-        def make() -> Any:
-            private = provider.load_private(bytes(key.seed))
-            if provider.public_bytes(private) != bytes(encoded_public):
-                raise ValueError("the key's point is not its seed's")
-            return private
-
-        twin = _made(twins, "private", make)
-    return twin or None
+    return _twin(key, "private", _load_eddsa_private, provider, encoded_public)
 
 
 def eddsa_public(key: Any, provider: Any, encoded_public: bytes) -> Any:
-    twins = _twins(key)
-    if twins is None:
-        return None
-    twin = twins.public
-    if twin is None:
-        twin = _made(twins, "public", lambda: provider.load_public(bytes(encoded_public)))
-    return twin or None
+    return _twin(key, "public", _load_eddsa_public, provider, encoded_public)
 
 
 # --------------------------------------------------------------------------- X25519, X448
 
 
+def _load_xdh_private(key: Any, provider: Any) -> Any:
+    return provider.load_private(bytes(key.seed))
+
+
+def _load_xdh_public(key: Any, provider: Any) -> Any:
+    return provider.load_public(int(key.pointQ.x).to_bytes(provider.key_size, "little"))
+
+
 def xdh_private(key: Any, provider: Any) -> Any:
-    twins = _twins(key)
-    if twins is None:
-        return None
-    twin = twins.private
-    if twin is None:
-        twin = _made(twins, "private", lambda: provider.load_private(bytes(key.seed)))
-    return twin or None
+    return _twin(key, "private", _load_xdh_private, provider)
 
 
 def xdh_public(key: Any, provider: Any) -> Any:
     """From the point's u coordinate, little-endian, as RFC 7748 encodes it."""
-    twins = _twins(key)
-    if twins is None:
-        return None
-    twin = twins.public
-    if twin is None:
-        twin = _made(
-            twins,
-            "public",
-            lambda: provider.load_public(int(key.pointQ.x).to_bytes(provider.key_size, "little")),
-        )
-    return twin or None
+    return _twin(key, "public", _load_xdh_public, provider)

@@ -26,9 +26,7 @@ A ``randfunc`` given by the user is always honoured: the call is native.
 
 from __future__ import annotations
 
-import functools
-
-from accel_agent import patching, registry
+from accel_agent.targets.keygen import bind, patch_generator
 from accel_agent.targets.pycryptodome import _pubkey_twins as twins
 from accel_agent.targets.pycryptodome._pubkey_common import with_curve_names
 
@@ -43,13 +41,9 @@ NIST_LABELS = with_curve_names({"NIST P-256": "p256", "NIST P-384": "p384", "NIS
 
 def _rsa_arguments(args: tuple, kwargs: dict) -> tuple[int, int] | None:
     """(bits, e) when ``generate`` was called with OpenSSL's kind of arguments, else None."""
-    if len(args) > len(_RSA_PARAMETERS) or not kwargs.keys() <= set(_RSA_PARAMETERS):
+    values = bind(_RSA_PARAMETERS, args, kwargs)
+    if values is None:
         return None
-    values = dict(zip(_RSA_PARAMETERS, args))
-    for name, value in kwargs.items():
-        if name in values:
-            return None  # given twice: native raises its TypeError
-        values[name] = value
     bits, e = values.get("bits"), values.get("e", 65537)
     if values.get("randfunc") is not None or type(bits) is not int or type(e) is not int:
         return None
@@ -58,63 +52,55 @@ def _rsa_arguments(args: tuple, kwargs: dict) -> tuple[int, int] | None:
 
 def patch_rsa(module: ModuleType) -> None:
     """Install ``RSA.generate`` through OpenSSL."""
-    original_generate = module.generate
-    slot = registry.slot("rsa-keygen")
 
-    def generate(*args: Any, **kwargs: Any) -> Any:
-        arguments = _rsa_arguments(args, kwargs)
-        provider = arguments is not None and slot.get()
-        if provider:
-            try:
-                generated = provider.generate(*arguments)
-            except Exception:  # noqa: BLE001 - a size or exponent OpenSSL does not make
-                generated = None
-            if generated is not None:
-                n, e, d, p, q, u, private = generated
-                integer = module.Integer
-                key = module.RsaKey(
-                    n=integer(n), e=integer(e), d=integer(d), p=integer(p), q=integer(q),
-                    u=integer(u),
-                )  # fmt: skip
-                twins.attach(key, private, private.public_key())
-                slot.calls += 1
-                return key
-        return original_generate(*args, **kwargs)
+    def make(provider: Any, arguments: tuple[int, int]) -> Any:
+        try:
+            generated = provider.generate(*arguments)
+        except Exception:  # noqa: BLE001 - a size or exponent OpenSSL does not make
+            generated = None
+        if generated is None:
+            return None
+        n, e, d, p, q, u, private = generated
+        integer = module.Integer
+        key = module.RsaKey(
+            n=integer(n), e=integer(e), d=integer(d), p=integer(p), q=integer(q), u=integer(u)
+        )
+        twins.attach(key, private, private.public_key())
+        return key
 
-    functools.update_wrapper(generate, original_generate)
-    patching.patch_attribute(module, "generate", generate)
+    patch_generator(module, "generate", "rsa-keygen", _rsa_arguments, make)
+
+
+def _ecc_arguments(args: tuple, kwargs: dict) -> tuple[str, str] | None:
+    """(the provider's label, the curve's name) for ``generate(curve=...)`` on a NIST curve."""
+    curve = kwargs.get("curve")
+    if (
+        not args
+        and kwargs.get("randfunc") is None
+        and kwargs.keys() <= {"curve", "randfunc"}
+        and type(curve) is str
+    ):
+        label = NIST_LABELS.get(curve)
+        if label:
+            return label, curve
+    return None
 
 
 def patch_ecc(module: ModuleType) -> None:
     """Install ``ECC.generate`` through OpenSSL for the NIST curves."""
-    original_generate = module.generate
-    slot = registry.slot("ecc-keygen")
     build = _key_builder(module)
 
-    def generate(*args: Any, **kwargs: Any) -> Any:
-        curve = kwargs.get("curve")
-        if (
-            not args
-            and kwargs.get("randfunc") is None
-            and kwargs.keys() <= {"curve", "randfunc"}
-            and type(curve) is str
-        ):
-            label = NIST_LABELS.get(curve)
-            provider = label and slot.get()
-            if provider:
-                try:
-                    d, _x, _y, private = provider.generate(label)
-                    key = build(curve, d)
-                except Exception:  # noqa: BLE001 - native generates
-                    key = None
-                if key is not None:
-                    twins.attach(key, private)
-                    slot.calls += 1
-                    return key
-        return original_generate(*args, **kwargs)
+    def make(provider: Any, arguments: tuple[str, str]) -> Any:
+        label, curve = arguments
+        try:
+            d, _x, _y, private = provider.generate(label)
+            key = build(curve, d)
+        except Exception:  # noqa: BLE001 - native generates
+            return None
+        twins.attach(key, private)
+        return key
 
-    functools.update_wrapper(generate, original_generate)
-    patching.patch_attribute(module, "generate", generate)
+    patch_generator(module, "generate", "ecc-keygen", _ecc_arguments, make)
 
 
 # What a NIST-curve private EccKey holds in 3.x and 4.x: besides d, all of it
@@ -157,40 +143,36 @@ DSA_SIZES = frozenset((1024, 3072))
 _DSA_PARAMETERS = ("bits", "randfunc", "domain")
 
 
+def _dsa_arguments(args: tuple, kwargs: dict) -> int | None:
+    """``bits`` for a call of :data:`DSA_SIZES` without ``randfunc`` or ``domain``, else None."""
+    values = bind(_DSA_PARAMETERS, args, kwargs) or {}
+    bits = values.get("bits")
+    if (
+        type(bits) is int
+        and bits in DSA_SIZES
+        and values.get("randfunc") is None
+        and values.get("domain") is None
+    ):
+        return bits
+    return None
+
+
 def patch_dsa(module: ModuleType) -> None:
     """Install ``DSA.generate`` through OpenSSL for the sizes of :data:`DSA_SIZES`."""
-    original_generate = module.generate
-    slot = registry.slot("dsa-keygen")
 
-    def generate(*args: Any, **kwargs: Any) -> Any:
-        values = dict(zip(_DSA_PARAMETERS, args))
-        bits = values.get("bits", kwargs.get("bits"))
-        if (
-            len(args) <= len(_DSA_PARAMETERS)
-            and kwargs.keys() <= set(_DSA_PARAMETERS)
-            and not values.keys() & kwargs.keys()
-            and type(bits) is int
-            and bits in DSA_SIZES
-            and values.get("randfunc", kwargs.get("randfunc")) is None
-            and values.get("domain", kwargs.get("domain")) is None
-        ):
-            provider = slot.get()
-            if provider:
-                try:
-                    p, q, g, y, x, private = provider.generate(bits)
-                except Exception:  # noqa: BLE001 - native generates
-                    private = None
-                if private is not None:
-                    integer = module.Integer
-                    # The components in native's order, as Integers, as native builds them.
-                    key = module.DsaKey(
-                        {"y": integer(y), "g": integer(g), "p": integer(p), "q": integer(q),
-                         "x": integer(x)}
-                    )  # fmt: skip
-                    twins.attach(key, private, private.public_key())
-                    slot.calls += 1
-                    return key
-        return original_generate(*args, **kwargs)
+    def make(provider: Any, bits: int) -> Any:
+        try:
+            p, q, g, y, x, private = provider.generate(bits)
+        except Exception:  # noqa: BLE001 - native generates
+            return None
+        if private is None:
+            return None
+        integer = module.Integer
+        # The components in native's order, as Integers, as native builds them.
+        key = module.DsaKey(
+            {"y": integer(y), "g": integer(g), "p": integer(p), "q": integer(q), "x": integer(x)}
+        )
+        twins.attach(key, private, private.public_key())
+        return key
 
-    functools.update_wrapper(generate, original_generate)
-    patching.patch_attribute(module, "generate", generate)
+    patch_generator(module, "generate", "dsa-keygen", _dsa_arguments, make)

@@ -34,6 +34,7 @@ from accel_agent.targets.pycryptodome._pubkey_common import (
     accelerated_class,
     default_random,
     patch_new,
+    served,
 )
 
 TYPE_CHECKING = False
@@ -90,13 +91,9 @@ def _oaep_methods(native_cls: type, slot: Any, random_default: Callable) -> dict
             data = _buffers.plain_bytes(message)
             oid = data is not None and _servable(self, provider)
             public = oid and twins.rsa_public(self._key, provider)
-            if public:
-                try:
-                    ciphertext = provider.encrypt_oaep(public, data, oid, self._label)
-                except Exception:  # noqa: BLE001 - too long for the key: native raises
-                    ciphertext = None
+            if public:  # OpenSSL raises for a message too long for the key: native raises
+                ciphertext = served(slot, provider.encrypt_oaep, public, data, oid, self._label)
                 if ciphertext is not None:
-                    slot.calls += 1
                     return ciphertext
         return native_encrypt(self, message)
 
@@ -171,12 +168,8 @@ def patch_pkcs1_v1_5(module: Any) -> None:
                 and twins.rsa_public(key, provider)
             )
             if public:
-                try:
-                    ciphertext = provider.encrypt_pkcs1v15(public, data)
-                except Exception:  # noqa: BLE001
-                    ciphertext = None
+                ciphertext = served(slot, provider.encrypt_pkcs1v15, public, data)
                 if ciphertext is not None:
-                    slot.calls += 1
                     return ciphertext
         return native_encrypt(self, message)
 

@@ -38,12 +38,14 @@ from accel_agent.targets.pycryptodome import _buffers, _dss_dsa
 from accel_agent.targets.pycryptodome import _pubkey_twins as twins
 from accel_agent.targets.pycryptodome._pubkey_common import (
     accelerated_class,
+    accepted,
     decode_signature,
     default_random,
     digest_and_oid,
     order_value,
     patch_new,
     remember_order,
+    served,
     with_curve_names,
 )
 
@@ -80,12 +82,8 @@ def patch_pkcs1_15(module: ModuleType) -> None:
             found = digest_and_oid(provider, msg_hash)
             private = found and twins.rsa_private(self._key, provider)
             if private:
-                try:
-                    signature = provider.sign_pkcs1v15(private, found[0], found[1])
-                except Exception:  # noqa: BLE001 - native decides
-                    signature = None
+                signature = served(slot, provider.sign_pkcs1v15, private, found[0], found[1])
                 if signature is not None:
-                    slot.calls += 1
                     return signature
         return native_sign(self, msg_hash)
 
@@ -97,14 +95,12 @@ def patch_pkcs1_15(module: ModuleType) -> None:
             data = _buffers.plain_bytes(signature)
             found = data is not None and digest_and_oid(provider, msg_hash)
             public = found and twins.rsa_public(self._key, provider)
-            if public and len(data) == self._key.size_in_bytes():
-                try:
-                    valid = provider.verify_pkcs1v15(public, data, found[0], found[1])
-                except Exception:  # noqa: BLE001
-                    valid = False
-                if valid:
-                    slot.calls += 1
-                    return None
+            if (
+                public
+                and len(data) == self._key.size_in_bytes()
+                and accepted(slot, provider.verify_pkcs1v15, public, data, found[0], found[1])
+            ):
+                return None
         return native_verify(self, msg_hash, signature)
 
     accelerated = accelerated_class(native_cls, {"sign": sign, "verify": verify})
@@ -133,13 +129,9 @@ def patch_pss(module: ModuleType) -> None:
             found = digest_and_oid(provider, msg_hash)
             salt = found and _salt(self, msg_hash)
             private = salt is not None and found and twins.rsa_private(self._key, provider)
-            if private:
-                try:
-                    signature = provider.sign_pss(private, found[0], found[1], salt)
-                except Exception:  # noqa: BLE001 - e.g. salt too long for the key: native raises
-                    signature = None
+            if private:  # OpenSSL raises for a salt too long for the key: native raises
+                signature = served(slot, provider.sign_pss, private, found[0], found[1], salt)
                 if signature is not None:
-                    slot.calls += 1
                     return signature
         return native_sign(self, msg_hash)
 
@@ -153,14 +145,12 @@ def patch_pss(module: ModuleType) -> None:
             found = data is not None and digest_and_oid(provider, msg_hash)
             salt = found and _salt(self, msg_hash)
             public = salt is not None and found and twins.rsa_public(self._key, provider)
-            if public and len(data) == self._key.size_in_bytes():
-                try:
-                    valid = provider.verify_pss(public, data, found[0], found[1], salt)
-                except Exception:  # noqa: BLE001
-                    valid = False
-                if valid:
-                    slot.calls += 1
-                    return None
+            if (
+                public
+                and len(data) == self._key.size_in_bytes()
+                and accepted(slot, provider.verify_pss, public, data, found[0], found[1], salt)
+            ):
+                return None
         return native_verify(self, msg_hash, signature)
 
     accelerated = accelerated_class(native_cls, {"sign": sign, "verify": verify})
@@ -412,12 +402,8 @@ def patch_eddsa(module: ModuleType) -> None:
             message = _buffers.plain_bytes(msg_or_hash)
             private = message is not None and twins.eddsa_private(self._key, provider, self._A)
             if private:
-                try:
-                    signature = provider.sign(private, message)
-                except Exception:  # noqa: BLE001
-                    signature = None
+                signature = served(slot, provider.sign, private, message)
                 if signature is not None:
-                    slot.calls += 1
                     return signature
         return native_sign(self, msg_or_hash)
 
@@ -433,12 +419,7 @@ def patch_eddsa(module: ModuleType) -> None:
             data = message is not None and _buffers.plain_bytes(signature)
             if data and len(data) == provider.signature_size:
                 public = twins.eddsa_public(self._key, provider, self._A)
-                try:
-                    valid = bool(public) and provider.verify(public, data, message)
-                except Exception:  # noqa: BLE001
-                    valid = False
-                if valid:
-                    slot.calls += 1
+                if public and accepted(slot, provider.verify, public, data, message):
                     return None
         return native_verify(self, msg_or_hash, signature)
 

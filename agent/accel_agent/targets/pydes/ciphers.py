@@ -201,8 +201,7 @@ class _Ciphers:
         self.des_class = des_class
         self.triple_class = triple_class
         self.tables = tables
-        self.ecb = ecb
-        self.cbc = cbc
+        self.ecb, self.cbc = ecb, cbc  # the slots of tdes-ecb and tdes-cbc
         self.cbc_mode = cbc_mode
         self.native = natives
         # Plain functions (not bound methods): pyDes's classes get them as methods.
@@ -247,6 +246,22 @@ class _Ciphers:
         if type(mode) is not int:
             return None
         return mode == self.cbc_mode
+
+    def mode_and_iv(self, state: dict, iv_types: tuple) -> tuple[bool, bytes | None] | None:
+        """(:meth:`mode_is_cbc`, the IV as bytes in CBC, else None), or None (native).
+
+        Served: a plain int mode and, in CBC, an IV of one block of one of
+        ``iv_types``.
+        """
+        cbc = self.mode_is_cbc(state)
+        if cbc is None:
+            return None
+        if not cbc:
+            return False, None
+        iv = state.get("_iv")
+        if type(iv) not in iv_types or len(iv) != BLOCK_SIZE:
+            return None
+        return True, bytes(iv)
 
     def leave(self, part: Any, block: bytes) -> None:
         """Set ``final``, ``R`` and ``L`` as pyDes's rounds leave them after DES gave ``block``."""
@@ -299,15 +314,10 @@ class _Ciphers:
         length = len(data)
         if not length or length % BLOCK_SIZE:
             return None
-        cbc = self.mode_is_cbc(state)
-        if cbc is None:
+        mode = self.mode_and_iv(state, (bytes, bytearray))
+        if mode is None:
             return None
-        iv = None
-        if cbc:
-            iv = state.get("_iv")
-            if type(iv) not in (bytes, bytearray) or len(iv) != BLOCK_SIZE:
-                return None
-            iv = bytes(iv)
+        cbc, iv = mode
         key = self.des_key(part)
         if key is None:
             return None
@@ -359,15 +369,11 @@ class _Ciphers:
         state = obj.__dict__
         if state.get("block_size") != BLOCK_SIZE or type(state.get("block_size")) is not int:
             return None
-        cbc = self.mode_is_cbc(state)
-        if cbc is None:
+        # pyDes hands the IV to each part's setIV: bytes of 8 pass unchanged.
+        mode = self.mode_and_iv(state, (bytes,))
+        if mode is None:
             return None
-        iv = None
-        if cbc:
-            iv = state.get("_iv")
-            # pyDes hands it to each part's setIV: bytes of 8 pass unchanged.
-            if type(iv) is not bytes or len(iv) != BLOCK_SIZE:
-                return None
+        cbc, iv = mode
         parts = tuple(state.get(name) for name in PARTS)
         keys = []
         for index, part in enumerate(parts):
@@ -393,38 +399,28 @@ class _Ciphers:
         third_key = first_key if keys[2] is keys[0] else keys[2] * 3
         if direction == ENCRYPT:
             out = provider.encryptor(key, iv).update(data)
-            last = out[-BLOCK_SIZE:]
-            entering = data[-BLOCK_SIZE:]  # what the first part's DES takes
-            if cbc:
-                entering = _xor(
-                    entering, out[-2 * BLOCK_SIZE : -BLOCK_SIZE] if len(out) > BLOCK_SIZE else iv
-                )
-            after_first = self.single(first_key, entering, ENCRYPT)
-            after_second = self.single(third_key, last, DECRYPT)
-            if after_first is None or after_second is None:
-                return None
-            # pyDes runs part 1, 2, 3 on each block: with a 16-byte key the
-            # third part is the first object, and its state is the third's.
-            self.leave(first, after_first)
-            self.leave(second, after_second)
-            self.leave(third, last)
-            chain = last
+            plain, cipher = data, out
         else:
             out = provider.decryptor(key, iv).update(data)
-            chain = data[-BLOCK_SIZE:]
-            leaving = out[-BLOCK_SIZE:]  # what the first part's DES gives
-            if cbc:
-                leaving = _xor(
-                    leaving, data[-2 * BLOCK_SIZE : -BLOCK_SIZE] if len(data) > BLOCK_SIZE else iv
-                )
-            after_third = self.single(third_key, chain, DECRYPT)
-            after_second = self.single(first_key, leaving, ENCRYPT)
-            if after_third is None or after_second is None:
-                return None
-            # Decryption runs part 3, 2, 1 on each block.
-            self.leave(third, after_third)
-            self.leave(second, after_second)
-            self.leave(first, leaving)
+            plain, cipher = out, data
+        chain = cipher[-BLOCK_SIZE:]
+        # What the first part's DES takes (encrypting) or gives (decrypting).
+        outer = plain[-BLOCK_SIZE:]
+        if cbc:
+            previous = cipher[-2 * BLOCK_SIZE : -BLOCK_SIZE] if len(cipher) > BLOCK_SIZE else iv
+            outer = _xor(outer, previous)
+        encrypted = self.single(first_key, outer, ENCRYPT)
+        decrypted = self.single(third_key, chain, DECRYPT)
+        if encrypted is None or decrypted is None:
+            return None
+        if direction == ENCRYPT:
+            # pyDes runs part 1, 2, 3 on each block: with a 16-byte key the
+            # third part is the first object, and its state is the third's.
+            states = ((first, encrypted), (second, decrypted), (third, chain))
+        else:  # decryption runs part 3, 2, 1 on each block
+            states = ((third, decrypted), (second, encrypted), (first, outer))
+        for part, block in states:
+            self.leave(part, block)
         if cbc:  # pyDes's loop ends with setIV(the last ciphertext block) on every part
             for part in parts:
                 part.__dict__["_iv"] = chain

@@ -38,6 +38,7 @@ import functools
 from _weakref import ref as weak_ref  # weakref.ref, without weakref.py's imports
 
 from accel_agent import patching, registry
+from accel_agent.targets.served_curves import ServedCurves
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -147,12 +148,7 @@ def patch_keys(module: ModuleType) -> None:
 
     if version() < MIN_VERSION:
         return  # an older python-ecdsa: its code differs from what is mirrored here
-    curves_module = sys.modules["ecdsa.curves"]
-    served: dict[int, _Curve] = {}
-    for attribute, (primitive, name) in CURVES.items():
-        curve = getattr(curves_module, attribute, None)
-        if curve is not None:
-            served[id(curve)] = _Curve(curve, primitive, name)
+    served = ServedCurves(sys.modules["ecdsa.curves"], CURVES, _Curve)
     nonce_hashes: dict[Any, tuple[str, int]] = {}
     for name, facts in HASHES.items():
         constructor = getattr(hashlib, name, None)
@@ -169,7 +165,7 @@ def patch_keys(module: ModuleType) -> None:
 class _Patch:
     """The replacement methods of one ``ecdsa.keys`` module, and their installation."""
 
-    def __init__(self, module: ModuleType, served: dict, nonce_hashes: dict) -> None:
+    def __init__(self, module: ModuleType, served: ServedCurves, nonce_hashes: dict) -> None:
         self.module = module
         self.served = served
         self.signing_class = module.SigningKey
@@ -180,10 +176,7 @@ class _Patch:
     # ------------------------------------------------------------------ shared steps
 
     def _curve(self, key: Any) -> _Curve | None:
-        entry = self.served.get(id(key.curve))
-        if entry is None or entry.curve is not key.curve:
-            return None
-        return entry
+        return self.served.get(key.curve)
 
     def _private_key(self, key: Any, entry: _Curve, provider: Any) -> Any:
         """The OpenSSL key of a SigningKey (cached), or None when OpenSSL refuses it."""
@@ -239,13 +232,8 @@ class _Patch:
         truncate = module._truncate_and_convert_digest
 
         def sign_digest(
-            self_: Any,
-            digest: Any,
-            entropy: Any = None,
-            sigencode: Any = sigencode_string,
-            k: Any = None,
-            allow_truncate: bool = False,
-        ) -> Any:
+            self_, digest, entropy=None, sigencode=sigencode_string, k=None, allow_truncate=False
+        ):
             entry = provider = private = None
             if entropy is None and k is None:
                 try:
@@ -283,13 +271,13 @@ class _Patch:
         normalise_bytes = module.normalise_bytes
 
         def sign_digest_deterministic(
-            self_: Any,
-            digest: Any,
-            hashfunc: Any = None,
-            sigencode: Any = sigencode_string,
-            extra_entropy: Any = b"",
-            allow_truncate: bool = False,
-        ) -> Any:
+            self_,
+            digest,
+            hashfunc=None,
+            sigencode=sigencode_string,
+            extra_entropy=b"",
+            allow_truncate=False,
+        ):
             served = None
             try:
                 served = self._deterministic_call(
@@ -346,12 +334,8 @@ class _Patch:
         bad_signature = module.BadSignatureError
 
         def verify_digest(
-            self_: Any,
-            signature: Any,
-            digest: Any,
-            sigdecode: Any = sigdecode_string,
-            allow_truncate: bool = False,
-        ) -> Any:
+            self_, signature, digest, sigdecode=sigdecode_string, allow_truncate=False
+        ):
             entry = provider = None
             try:
                 entry = self._curve(self_)
@@ -399,9 +383,9 @@ class _Patch:
         def generate(
             cls: Any, curve: Any = default_curve, entropy: Any = None, hashfunc: Any = default_hash
         ) -> Any:
-            entry = served.get(id(curve)) if entropy is None else None
+            entry = served.get(curve) if entropy is None else None
             provider = None
-            if entry is not None and entry.curve is curve and entry.slot.get() is not None:
+            if entry is not None and entry.slot.get() is not None:
                 provider = keygen_slot.get()
             # A subclass's own key generation or assembly is its to run.
             if (

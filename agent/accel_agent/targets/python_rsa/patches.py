@@ -43,6 +43,7 @@ import sys
 
 from accel_agent import patching, registry
 from accel_agent.providers.rsa import MAX_GENERATED_BITS, MD5_OID, MIN_GENERATED_BITS
+from accel_agent.targets.keygen import bind, patch_generator
 from accel_agent.targets.python_rsa import _keys
 
 TYPE_CHECKING = False
@@ -79,6 +80,25 @@ def _byte_size(n: int) -> int:
     return (n.bit_length() + 7) // 8
 
 
+def _key_length(key: Any) -> int:
+    """The byte length of the key's modulus; 0 for a modulus that is not a positive int."""
+    n = key.n
+    return _byte_size(n) if type(n) is int and n > 0 else 0
+
+
+def _from_openssl(slot: Any, twin: Any, key: Any, operation: str, *args: Any) -> Any:
+    """``provider.<operation>(twin of key, *args)``; None, for native to decide,
+    when the slot is empty, OpenSSL refuses the key or the operation raised."""
+    provider = slot.get()
+    made = provider is not None and twin(provider, key)
+    if not made:
+        return None
+    try:
+        return getattr(provider, operation)(made, *args)
+    except Exception:  # noqa: BLE001 - native decides
+        return None
+
+
 def _on_reset() -> None:
     _keys.clear()
 
@@ -106,57 +126,38 @@ def patch_pkcs1(module: ModuleType) -> None:
             # A hash name the application added to HASH_ASN1, or a changed prefix: native.
             if known and module.HASH_ASN1.get(hash_method) == known[1]:
                 oid, prefix, size = known
-                n = priv_key.n
-                if (
-                    len(hash_value) == size
-                    and type(n) is int
-                    and n > 0
-                    and len(prefix) + size <= _byte_size(n) - 11
-                ):
-                    provider = sign_slot.get()
-                    private = provider is not None and _keys.private_twin(provider, priv_key)
-                    if private:
-                        try:
-                            signature = provider.sign_pkcs1v15(private, hash_value, oid)
-                        except Exception:  # noqa: BLE001 - native decides
-                            signature = None
-                        if signature is not None and len(signature) == _byte_size(n):
-                            sign_slot.calls += 1
-                            return signature
+                keylength = _key_length(priv_key)
+                if len(hash_value) == size and len(prefix) + size <= keylength - 11:
+                    signature = _from_openssl(
+                        sign_slot, _keys.private_twin, priv_key, "sign_pkcs1v15", hash_value, oid
+                    )
+                    if signature is not None and len(signature) == keylength:
+                        sign_slot.calls += 1
+                        return signature
         return native_sign_hash(hash_value, priv_key, hash_method)
 
     def verify(message: Any, signature: bytes, pub_key: Any) -> str:
         if type(pub_key) in key_classes and type(signature) is bytes:
-            n = pub_key.n
-            keylength = type(n) is int and n > 0 and _byte_size(n)
+            keylength = _key_length(pub_key)
             if keylength and len(signature) == keylength:
-                provider = sign_slot.get()
-                public = provider is not None and _keys.public_twin(provider, pub_key)
-                if public:
-                    try:
-                        recovered = provider.recover_pkcs1v15(public, signature)
-                    except Exception:  # noqa: BLE001 - native decides
-                        recovered = None
-                    if recovered is not None and len(recovered) <= keylength - 11:
-                        sign_slot.calls += 1
-                        return _verify_recovered(module, message, recovered, keylength)
+                recovered = _from_openssl(
+                    sign_slot, _keys.public_twin, pub_key, "recover_pkcs1v15", signature
+                )
+                if recovered is not None and len(recovered) <= keylength - 11:
+                    sign_slot.calls += 1
+                    return _verify_recovered(module, message, recovered, keylength)
         return native_verify(message, signature, pub_key)
 
     def encrypt(message: bytes, pub_key: Any) -> bytes:
         if type(message) is bytes and type(pub_key) in key_classes and module.os.urandom is urandom:
-            n = pub_key.n
-            keylength = type(n) is int and n > 0 and _byte_size(n)
+            keylength = _key_length(pub_key)
             if keylength and len(message) <= keylength - 11:
-                provider = encrypt_slot.get()
-                public = provider is not None and _keys.public_twin(provider, pub_key)
-                if public:
-                    try:
-                        ciphertext = provider.encrypt_pkcs1v15(public, message)
-                    except Exception:  # noqa: BLE001 - native decides
-                        ciphertext = None
-                    if ciphertext is not None and len(ciphertext) == keylength:
-                        encrypt_slot.calls += 1
-                        return ciphertext
+                ciphertext = _from_openssl(
+                    encrypt_slot, _keys.public_twin, pub_key, "encrypt_pkcs1v15", message
+                )
+                if ciphertext is not None and len(ciphertext) == keylength:
+                    encrypt_slot.calls += 1
+                    return ciphertext
         return native_encrypt(message, pub_key)
 
     for name, replacement, original in (
@@ -192,13 +193,9 @@ def _verify_recovered(module: Any, message: Any, recovered: bytes, keylength: in
 
 def _newkeys_arguments(args: tuple, kwargs: dict) -> tuple[int, int] | None:
     """(nbits, exponent) when ``newkeys`` was called in a shape OpenSSL serves, else None."""
-    if len(args) > len(_NEWKEYS_PARAMETERS) or not kwargs.keys() <= set(_NEWKEYS_PARAMETERS):
+    values = bind(_NEWKEYS_PARAMETERS, args, kwargs)
+    if values is None:
         return None
-    values = dict(zip(_NEWKEYS_PARAMETERS, args))
-    for name, value in kwargs.items():
-        if name in values:
-            return None  # given twice: native raises its TypeError
-        values[name] = value
     nbits, poolsize = values.get("nbits"), values.get("poolsize", 1)
     exponent = values.get("exponent", 65537)
     if type(nbits) is not int or type(exponent) is not int or type(poolsize) is not int:
@@ -223,21 +220,13 @@ def patch_key(module: ModuleType) -> None:
     any pool, so it changes nothing here but is still validated natively
     (``poolsize < 1`` raises python-rsa's ``ValueError``).
     """
-    native_newkeys = module.newkeys
-    slot = registry.slot("rsa-keygen")
-
-    def newkeys(*args: Any, **kwargs: Any) -> Any:
-        arguments = _newkeys_arguments(args, kwargs)
-        provider = arguments is not None and slot.get()
-        if provider:
-            keys = _generate(module, provider, *arguments)
-            if keys is not None:
-                slot.calls += 1
-                return keys
-        return native_newkeys(*args, **kwargs)
-
-    functools.update_wrapper(newkeys, native_newkeys)
-    patching.patch_attribute(module, "newkeys", newkeys)
+    patch_generator(
+        module,
+        "newkeys",
+        "rsa-keygen",
+        _newkeys_arguments,
+        lambda provider, arguments: _generate(module, provider, *arguments),
+    )
 
 
 def _generate(module: Any, provider: Any, nbits: int, exponent: int) -> Any:

@@ -37,6 +37,7 @@ import functools
 import weakref
 
 from accel_agent import patching, registry
+from accel_agent.targets.served_curves import ServedCurves
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -120,12 +121,7 @@ def patch_ecdsa(module: ModuleType) -> None:
 
     if version() < MIN_VERSION:
         return  # an older release: its code differs from what is mirrored here
-    curves_module = sys.modules["ellipticcurve.curve"]
-    served: dict[int, _Curve] = {}
-    for name, (primitive, sign) in CURVES.items():
-        curve = getattr(curves_module, name, None)
-        if curve is not None:
-            served[id(curve)] = _Curve(curve, primitive, sign)
+    served = ServedCurves(sys.modules["ellipticcurve.curve"], CURVES, _Curve)
     ecdsa_class = module.Ecdsa
     native_sign = ecdsa_class.__dict__["sign"].__func__
     native_verify = ecdsa_class.__dict__["verify"].__func__
@@ -135,12 +131,7 @@ def patch_ecdsa(module: ModuleType) -> None:
     )
 
 
-def _served(served: dict, curve: Any) -> _Curve | None:
-    entry = served.get(id(curve))
-    return entry if entry is not None and entry.curve is curve else None
-
-
-def _sign(module: ModuleType, served: dict, native: Any) -> Any:
+def _sign(module: ModuleType, served: ServedCurves, native: Any) -> Any:
     # The library's module globals, read at call time as its own code reads
     # them (a test that replaces RandomInteger or Signature is honoured).
     namespace = module.__dict__
@@ -148,7 +139,7 @@ def _sign(module: ModuleType, served: dict, native: Any) -> Any:
 
     def sign(cls: Any, message: Any, privateKey: Any, hashfunc: Any = default_hash) -> Any:  # noqa: N803 - the library's names
         curve = privateKey.curve
-        entry = _served(served, curve)
+        entry = served.get(curve)
         provider = entry is not None and entry.sign and entry.slot.get()
         if not provider:
             return native(cls, message, privateKey, hashfunc)
@@ -187,7 +178,7 @@ def _sign(module: ModuleType, served: dict, native: Any) -> Any:
     return sign
 
 
-def _verify(module: ModuleType, served: dict, native: Any) -> Any:
+def _verify(module: ModuleType, served: ServedCurves, native: Any) -> Any:
     namespace = module.__dict__
     (default_hash,) = native.__defaults__
 
@@ -199,7 +190,7 @@ def _verify(module: ModuleType, served: dict, native: Any) -> Any:
         hashfunc: Any = default_hash,  # noqa: N803
     ) -> Any:
         curve = publicKey.curve
-        entry = _served(served, curve)
+        entry = served.get(curve)
         provider = entry is not None and entry.slot.get()
         if not provider:
             return native(cls, message, signature, publicKey, hashfunc)
