@@ -11,25 +11,13 @@ caller serves it natively.
 
 from __future__ import annotations
 
-from accel_agent.providers.base import ProviderUnavailable
+from accel_agent.providers._pyca import cryptography_module
 from accel_agent.providers.hash_algorithms import ALGORITHMS
 
 # object identifier -> pyca/cryptography class name in hazmat.primitives.hashes
 OID_NAMES: dict[str, str] = {
     a.signing_oid: a.cryptography_name for a in ALGORITHMS if a.signing_oid is not None
 }
-
-
-def cryptography_module(dotted: str):
-    """``cryptography.<dotted>``, or ProviderUnavailable with the reason."""
-    import importlib
-
-    try:
-        return importlib.import_module("cryptography." + dotted)
-    except Exception as exc:  # noqa: BLE001 - ImportError, or broken bindings
-        raise ProviderUnavailable(
-            "pyca/cryptography cannot be imported (%s)" % type(exc).__name__
-        ) from None
 
 
 def algorithms_by_oid() -> dict[str, object]:

@@ -16,7 +16,7 @@ is the same bytes; what changes is which code computes them.
 
 from __future__ import annotations
 
-from accel_agent.providers.base import ProviderUnavailable
+from accel_agent.providers._pyca import cryptography_module
 from accel_agent.providers.hash_algorithms import BY_HASHLIB_NAME, fixed_length
 
 TYPE_CHECKING = False
@@ -29,13 +29,7 @@ SWITCH_AT = 768
 
 
 def _cryptography_hashes():
-    try:
-        from cryptography.hazmat.primitives import hashes
-    except Exception as exc:  # noqa: BLE001 - ImportError, or broken bindings
-        raise ProviderUnavailable(
-            "pyca/cryptography cannot be imported (%s)" % type(exc).__name__
-        ) from None
-    return hashes
+    return cryptography_module("hazmat.primitives.hashes")
 
 
 class OpenSSLHash:

@@ -8,6 +8,8 @@ knows nothing of pycryptodome.
 
 from __future__ import annotations
 
+from functools import partial
+
 from accel_agent.providers.base import LastKeyReuse
 from accel_agent.providers.block_ciphers import (
     AES,
@@ -60,26 +62,11 @@ class GcmProvider:
         return self._decryption_context(self.algorithm(key), mode)
 
 
-def ecb_provider() -> ModeProvider:
-    return ModeProvider(AES, "ECB")
-
-
-def cbc_provider() -> ModeProvider:
-    return ModeProvider(AES, "CBC")
-
-
-def ctr_provider() -> CtrProvider:
-    """CTR: OpenSSL's for a 16-byte counter block, ECB for counter blocks laid out otherwise."""
-    return CtrProvider(AES)
-
-
-def ofb_provider() -> ModeProvider:
-    return ModeProvider(AES, "OFB")
-
-
-def cfb_provider() -> CfbProvider:
-    return CfbProvider(AES)
-
-
-def gcm_provider() -> GcmProvider:
-    return GcmProvider()
+# The catalog's factories ("aes:cbc_provider"), one per primitive. CTR: OpenSSL's
+# for a 16-byte counter block, ECB for counter blocks laid out otherwise.
+ecb_provider = partial(ModeProvider, AES, "ECB")
+cbc_provider = partial(ModeProvider, AES, "CBC")
+ctr_provider = partial(CtrProvider, AES)
+ofb_provider = partial(ModeProvider, AES, "OFB")
+cfb_provider = partial(CfbProvider, AES)
+gcm_provider = GcmProvider

@@ -18,6 +18,7 @@ OMACs (a copy skips the key schedule). Nothing here knows pycryptodome.
 
 from __future__ import annotations
 
+from accel_agent.providers._pyca import cryptography_module
 from accel_agent.providers.base import LastKeyReuse, ProviderUnavailable
 from accel_agent.providers.block_ciphers import AES, algorithm_class, mode_class
 from accel_agent.providers.block_modes import context_makers
@@ -33,10 +34,6 @@ SIV_TAG_SIZE = 16
 CCM_NONCE_SIZES = range(7, 14)
 CCM_TAG_SIZES = (4, 6, 8, 10, 12, 14, 16)
 _OMAC_PREFIX = tuple(bytes(AES.block_size - 1) + bytes((t,)) for t in range(3))
-
-
-def _import_failure(exc: BaseException) -> ProviderUnavailable:
-    return ProviderUnavailable("pyca/cryptography cannot be imported (%s)" % type(exc).__name__)
 
 
 def _ctr_maker(aes):
@@ -62,15 +59,11 @@ class CcmProvider:
     primitive = "aes-ccm"
 
     def __init__(self) -> None:
-        try:
-            from cryptography.exceptions import InvalidTag
-            from cryptography.hazmat.primitives.ciphers.aead import AESCCM
-        except Exception as exc:  # noqa: BLE001 - ImportError, or broken bindings
-            raise _import_failure(exc) from None
+        AESCCM = cryptography_module("hazmat.primitives.ciphers.aead").AESCCM
+        self.InvalidTag = cryptography_module("exceptions").InvalidTag
         self.one_shot = AESCCM  # AESCCM(key, tag_length).encrypt(nonce, data, aad) -> ct || tag
         # The AESCCM (16-byte tag) of the last key object, for the common tag length.
         self.one_shot_16 = LastKeyReuse(AESCCM).for_key
-        self.InvalidTag = InvalidTag
         self._ctr = _ctr_maker(LastKeyReuse(algorithm_class(AES)).for_key)
 
     def keystream(self, key: bytes, nonce: bytes):
@@ -156,16 +149,12 @@ class EaxProvider:
     primitive = "aes-eax"
 
     def __init__(self) -> None:
-        try:
-            from cryptography.hazmat.primitives.cmac import CMAC
-
-            # One message makes three CMACs and a CTR context of one key: the
-            # algorithms.AES object of the last key object serves them all
-            # (base.LastKeyReuse; ~370 ns each otherwise).
-            aes = LastKeyReuse(algorithm_class(AES)).for_key
-            self.ctr = _ctr_maker(aes)  # (key, 16-byte initial counter block) -> context
-        except Exception as exc:  # noqa: BLE001 - ImportError, or broken bindings
-            raise _import_failure(exc) from None
+        CMAC = cryptography_module("hazmat.primitives.cmac").CMAC
+        # One message makes three CMACs and a CTR context of one key: the
+        # algorithms.AES object of the last key object serves them all
+        # (base.LastKeyReuse; ~370 ns each otherwise).
+        aes = LastKeyReuse(algorithm_class(AES)).for_key
+        self.ctr = _ctr_maker(aes)  # (key, 16-byte initial counter block) -> context
 
         def cmac(key: bytes):
             return CMAC(aes(key))
@@ -177,33 +166,28 @@ class EaxProvider:
 
     def encrypt(self, key: bytes, nonce: bytes, header: bytes, plaintext: bytes) -> tuple:
         """One whole message: (ciphertext, 16-byte tag)."""
-        stream = EaxStream(self, key, nonce)
-        if header:
-            stream.authenticate(header)
-        ciphertext = stream.encrypt(plaintext)
-        return ciphertext, stream.final_tag()
+        return self._whole(EaxStream.encrypt, key, nonce, header, plaintext)
 
     def decrypt(self, key: bytes, nonce: bytes, header: bytes, ciphertext: bytes) -> tuple:
         """One whole message: (plaintext, the 16-byte tag it should carry). The caller compares."""
+        return self._whole(EaxStream.decrypt, key, nonce, header, ciphertext)
+
+    def _whole(self, direction, key: bytes, nonce: bytes, header: bytes, data: bytes) -> tuple:
+        """(``direction``'s output for ``data``, the tag): ``direction`` one of EaxStream's."""
         stream = EaxStream(self, key, nonce)
         if header:
             stream.authenticate(header)
-        plaintext = stream.decrypt(ciphertext)
-        return plaintext, stream.final_tag()
+        output = direction(stream, data)
+        return output, stream.final_tag()
 
 
 def _aead(name: str):
-    try:
-        from cryptography.exceptions import InvalidTag
-        from cryptography.hazmat.primitives.ciphers import aead
-    except Exception as exc:  # noqa: BLE001 - ImportError, or broken bindings
-        raise ProviderUnavailable(
-            "pyca/cryptography cannot be imported (%s)" % type(exc).__name__
-        ) from None
+    aead = cryptography_module("hazmat.primitives.ciphers.aead")
+    invalid_tag = cryptography_module("exceptions").InvalidTag
     one_shot = getattr(aead, name, None)
     if one_shot is None:
         raise ProviderUnavailable("pyca/cryptography has no %s (too old)" % name)
-    return LastKeyReuse(one_shot).for_key, InvalidTag
+    return LastKeyReuse(one_shot).for_key, invalid_tag
 
 
 class OcbProvider:

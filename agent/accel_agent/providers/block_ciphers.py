@@ -12,6 +12,7 @@ first use).
 
 from __future__ import annotations
 
+from accel_agent.providers._pyca import cryptography_module
 from accel_agent.providers.base import ProviderUnavailable
 
 TYPE_CHECKING = False
@@ -90,13 +91,9 @@ TRIPLE_DES = BlockCipher(
 
 def cryptography_ciphers() -> tuple[Any, Any, Any]:
     """pyca/cryptography's ``Cipher``, ``algorithms`` and ``modes``, or ProviderUnavailable."""
-    try:
-        from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
-    except Exception as exc:  # noqa: BLE001 - ImportError, or broken bindings
-        raise ProviderUnavailable(
-            "pyca/cryptography cannot be imported (%s)" % type(exc).__name__
-        ) from None
-    return Cipher, algorithms, modes
+    cipher = cryptography_module("hazmat.primitives.ciphers").Cipher
+    algorithms = cryptography_module("hazmat.primitives.ciphers.algorithms")
+    return cipher, algorithms, cryptography_module("hazmat.primitives.ciphers.modes")
 
 
 def algorithm_class(cipher: BlockCipher) -> type:

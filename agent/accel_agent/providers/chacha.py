@@ -21,6 +21,7 @@ from __future__ import annotations
 import _thread
 import struct
 
+from accel_agent.providers._pyca import cryptography_module
 from accel_agent.providers.base import LastKeyReuse, ProviderUnavailable
 
 KEY_SIZE = 32
@@ -34,16 +35,6 @@ _SUBKEY = struct.Struct("<8I")
 _ZERO_BLOCK = bytes(BLOCK_SIZE)
 
 
-def _cryptography():
-    try:
-        from cryptography.hazmat.primitives.ciphers import Cipher, algorithms
-    except Exception as exc:  # noqa: BLE001 - ImportError, or broken bindings
-        raise ProviderUnavailable(
-            "pyca/cryptography cannot be imported (%s)" % type(exc).__name__
-        ) from None
-    return Cipher, algorithms
-
-
 class ChaCha20Provider:
     """Raw ChaCha20 keystream contexts and HChaCha20."""
 
@@ -51,9 +42,8 @@ class ChaCha20Provider:
     primitive = "chacha20"
 
     def __init__(self) -> None:
-        cipher, algorithms = _cryptography()
-        self._cipher = cipher
-        self._chacha20 = algorithms.ChaCha20
+        self._cipher = cryptography_module("hazmat.primitives.ciphers").Cipher
+        self._chacha20 = cryptography_module("hazmat.primitives.ciphers.algorithms").ChaCha20
         try:
             self._chacha20(bytes(KEY_SIZE), bytes(16))
         except Exception as exc:  # noqa: BLE001 - UnsupportedAlgorithm on OpenSSL builds without it

@@ -20,7 +20,8 @@ with a nonce of the caller's: RFC 6979 signatures are not served here.
 
 from __future__ import annotations
 
-from accel_agent.providers._digests import algorithms_by_oid, cryptography_module
+from accel_agent.providers._dss import DssSignatures
+from accel_agent.providers._pyca import cryptography_module
 
 # (L, N): the bit lengths of p and q that FIPS 186-4 allows, and OpenSSL signs with
 FIPS_SIZES = frozenset(((1024, 160), (2048, 224), (2048, 256), (3072, 256)))
@@ -49,7 +50,7 @@ def traditional_der(p: int, q: int, g: int, y: int, x: int) -> bytes:
     return b"\x30" + _der_length(len(body)) + body
 
 
-class DsaProvider:
+class DsaProvider(DssSignatures):
     """DSA signatures over a digest, as DER; verification of (r, s)."""
 
     name = "openssl"
@@ -58,15 +59,7 @@ class DsaProvider:
     def __init__(self) -> None:
         self._dsa = cryptography_module("hazmat.primitives.asymmetric.dsa")
         self._serialization = cryptography_module("hazmat.primitives.serialization")
-        utils = cryptography_module("hazmat.primitives.asymmetric.utils")
-        self._InvalidSignature = cryptography_module("exceptions").InvalidSignature
-        self._decode = utils.decode_dss_signature
-        self.encode_der = utils.encode_dss_signature
-        self._by_oid = algorithms_by_oid()
-        self._prehashed = {oid: utils.Prehashed(a) for oid, a in self._by_oid.items()}
-
-    def algorithm(self, oid: str):
-        return self._by_oid.get(oid)
+        DssSignatures.__init__(self)
 
     def load_private(self, p: int, q: int, g: int, y: int, x: int):
         """The OpenSSL private key of these numbers; ValueError when they are not a DSA key."""
@@ -87,17 +80,6 @@ class DsaProvider:
     def sign(self, private_key, digest: bytes, oid: str) -> bytes:
         """A DER signature with a random nonce (OpenSSL's)."""
         return private_key.sign(digest, self._prehashed[oid])
-
-    def decode_der(self, signature: bytes) -> tuple[int, int]:
-        """(r, s) of a DER signature; ValueError when it is not DER."""
-        return self._decode(signature)
-
-    def verify(self, public_key, r: int, s: int, digest: bytes, oid: str) -> bool:
-        try:
-            public_key.verify(self.encode_der(r, s), digest, self._prehashed[oid])
-        except self._InvalidSignature:
-            return False
-        return True
 
 
 class DsaKeygenProvider:

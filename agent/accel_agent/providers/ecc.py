@@ -10,7 +10,11 @@ has it, the deterministic nonce of RFC 6979.
 
 from __future__ import annotations
 
-from accel_agent.providers._digests import algorithms_by_oid, cryptography_module
+from functools import partial
+
+from accel_agent.providers._dss import DssSignatures
+from accel_agent.providers._pyca import cryptography_module
+from accel_agent.providers._raw_keys import RawKeys
 from accel_agent.providers.base import ProviderUnavailable
 
 # provider curve name -> pyca/cryptography curve class
@@ -60,19 +64,17 @@ class _NistKeys:
         return self._ec.EllipticCurvePublicNumbers(x, y, self.curve).public_key()
 
 
-class EcdsaProvider(_NistKeys):
-    """ECDSA on one NIST curve, over a digest; signatures as integers (r, s)."""
+class EcdsaProvider(_NistKeys, DssSignatures):
+    """ECDSA on one NIST curve, over a digest; signatures as integers (r, s).
+
+    ``_prehashed`` (:class:`~._dss.DssSignatures`) signs with a random nonce.
+    """
 
     def __init__(self, primitive: str, curve: str) -> None:
-        super().__init__(primitive, curve)
-        utils = cryptography_module("hazmat.primitives.asymmetric.utils")
-        exceptions = cryptography_module("exceptions")
-        self._InvalidSignature = exceptions.InvalidSignature
-        self._decode = utils.decode_dss_signature
-        self.encode_der = utils.encode_dss_signature
-        self._by_oid = algorithms_by_oid()
+        _NistKeys.__init__(self, primitive, curve)
         ecdsa = self._ec.ECDSA
-        self._random = {oid: ecdsa(utils.Prehashed(a)) for oid, a in self._by_oid.items()}
+        DssSignatures.__init__(self, ecdsa)
+        utils = cryptography_module("hazmat.primitives.asymmetric.utils")
         self._deterministic = self._deterministic_variants(ecdsa, utils)
         self._order: int | None = None
         self._point_encoding: tuple | None = None
@@ -96,12 +98,9 @@ class EcdsaProvider(_NistKeys):
         """Whether RFC 6979 deterministic signatures are available here."""
         return bool(self._deterministic)
 
-    def algorithm(self, oid: str):
-        return self._by_oid.get(oid)
-
     def sign(self, private_key, digest: bytes, oid: str, deterministic: bool = False) -> bytes:
         """A DER signature; the nonce is random, or RFC 6979's with ``deterministic``."""
-        table = self._deterministic if deterministic else self._random
+        table = self._deterministic if deterministic else self._prehashed
         return private_key.sign(digest, table[oid])
 
     def multiply_generator(self, k: int) -> tuple[int, int]:
@@ -121,17 +120,6 @@ class EcdsaProvider(_NistKeys):
         point = self._ec.derive_private_key(k, self.curve).public_key().public_bytes(*encoding)
         size = len(point) // 2  # 04 || x || y
         return int.from_bytes(point[1 : size + 1], "big"), int.from_bytes(point[size + 1 :], "big")
-
-    def decode_der(self, signature: bytes) -> tuple[int, int]:
-        """(r, s) of a DER signature; ValueError when it is not DER."""
-        return self._decode(signature)
-
-    def verify(self, public_key, r: int, s: int, digest: bytes, oid: str) -> bool:
-        try:
-            public_key.verify(self.encode_der(r, s), digest, self._random[oid])
-        except self._InvalidSignature:
-            return False
-        return True
 
     # A library that reduces the digest to a number itself (python-ecdsa, with
     # its own truncation rules) hands over that number. ECDSA uses it only
@@ -154,7 +142,7 @@ class EcdsaProvider(_NistKeys):
         carrier = self._carrier(number)
         if carrier is None:
             return None
-        return self._decode(private_key.sign(carrier, self._random[_CARRIER_OID]))
+        return self._decode(private_key.sign(carrier, self._prehashed[_CARRIER_OID]))
 
     def verify_number(self, public_key, r: int, s: int, number: int) -> bool | None:
         """Whether (r, s) is valid over ``number``; None when it cannot be carried.
@@ -165,7 +153,7 @@ class EcdsaProvider(_NistKeys):
         if carrier is None:
             return None
         try:
-            public_key.verify(self.encode_der(r, s), carrier, self._random[_CARRIER_OID])
+            public_key.verify(self.encode_der(r, s), carrier, self._prehashed[_CARRIER_OID])
         except self._InvalidSignature:
             return False
         return True
@@ -213,27 +201,12 @@ class EcdhProvider(_NistKeys):
 _XDH = {"x25519": ("x25519", "X25519", 32), "x448": ("x448", "X448", 56)}
 
 
-class XdhProvider:
+class XdhProvider(RawKeys):
     """X25519 or X448 (RFC 7748): keys are raw little-endian strings."""
-
-    name = "openssl"
 
     def __init__(self, primitive: str) -> None:
         module_name, prefix, self.key_size = _XDH[primitive]
-        module = cryptography_module("hazmat.primitives.asymmetric." + module_name)
-        self.primitive = primitive
-        self._private = getattr(module, prefix + "PrivateKey")
-        self._public = getattr(module, prefix + "PublicKey")
-        try:
-            self._private.generate()
-        except Exception as exc:  # noqa: BLE001 - UnsupportedAlgorithm: OpenSSL without it
-            raise ProviderUnavailable("%s is not available (%s)" % (prefix, exc)) from None
-
-    def load_private(self, scalar: bytes):
-        return self._private.from_private_bytes(scalar)
-
-    def load_public(self, u: bytes):
-        return self._public.from_public_bytes(u)
+        RawKeys.__init__(self, primitive, module_name, prefix)
 
     def exchange(self, private_key, public_key) -> bytes:
         """The shared secret; ValueError when it is all zeros (a small-order point)."""
@@ -258,49 +231,16 @@ class EccKeygenProvider:
         return numbers.private_value, public.x, public.y, key
 
 
-def ecdsa_p256_provider() -> EcdsaProvider:
-    return EcdsaProvider("ecdsa-p256", "p256")
-
-
-def ecdsa_p384_provider() -> EcdsaProvider:
-    return EcdsaProvider("ecdsa-p384", "p384")
-
-
-def ecdsa_p521_provider() -> EcdsaProvider:
-    return EcdsaProvider("ecdsa-p521", "p521")
-
-
-def ecdsa_p192_provider() -> EcdsaProvider:
-    return EcdsaProvider("ecdsa-p192", "p192")
-
-
-def ecdsa_p224_provider() -> EcdsaProvider:
-    return EcdsaProvider("ecdsa-p224", "p224")
-
-
-def ecdsa_secp256k1_provider() -> EcdsaProvider:
-    return EcdsaProvider("ecdsa-secp256k1", "secp256k1")
-
-
-def ecdh_p256_provider() -> EcdhProvider:
-    return EcdhProvider("ecdh-p256", "p256")
-
-
-def ecdh_p384_provider() -> EcdhProvider:
-    return EcdhProvider("ecdh-p384", "p384")
-
-
-def ecdh_p521_provider() -> EcdhProvider:
-    return EcdhProvider("ecdh-p521", "p521")
-
-
-def x25519_provider() -> XdhProvider:
-    return XdhProvider("x25519")
-
-
-def x448_provider() -> XdhProvider:
-    return XdhProvider("x448")
-
-
-def keygen_provider() -> EccKeygenProvider:
-    return EccKeygenProvider()
+# The catalog's factories ("ecc:ecdsa_p256_provider"), one per primitive.
+ecdsa_p256_provider = partial(EcdsaProvider, "ecdsa-p256", "p256")
+ecdsa_p384_provider = partial(EcdsaProvider, "ecdsa-p384", "p384")
+ecdsa_p521_provider = partial(EcdsaProvider, "ecdsa-p521", "p521")
+ecdsa_p192_provider = partial(EcdsaProvider, "ecdsa-p192", "p192")
+ecdsa_p224_provider = partial(EcdsaProvider, "ecdsa-p224", "p224")
+ecdsa_secp256k1_provider = partial(EcdsaProvider, "ecdsa-secp256k1", "secp256k1")
+ecdh_p256_provider = partial(EcdhProvider, "ecdh-p256", "p256")
+ecdh_p384_provider = partial(EcdhProvider, "ecdh-p384", "p384")
+ecdh_p521_provider = partial(EcdhProvider, "ecdh-p521", "p521")
+x25519_provider = partial(XdhProvider, "x25519")
+x448_provider = partial(XdhProvider, "x448")
+keygen_provider = EccKeygenProvider

@@ -8,34 +8,20 @@ caller keeps them native.
 
 from __future__ import annotations
 
-from accel_agent.providers._digests import cryptography_module
-from accel_agent.providers.base import ProviderUnavailable
+from accel_agent.providers._pyca import cryptography_module
+from accel_agent.providers._raw_keys import RawKeys
 
 # primitive -> (module, class prefix, private key (seed) size, signature size)
 _CURVES = {"ed25519": ("ed25519", "Ed25519", 32, 64), "ed448": ("ed448", "Ed448", 57, 114)}
 
 
-class EddsaProvider:
-    name = "openssl"
+class EddsaProvider(RawKeys):
+    """Pure EdDSA on one curve: private keys are seeds, public keys RFC 8032 encodings."""
 
     def __init__(self, primitive: str) -> None:
         module_name, prefix, self.seed_size, self.signature_size = _CURVES[primitive]
-        module = cryptography_module("hazmat.primitives.asymmetric." + module_name)
         self._InvalidSignature = cryptography_module("exceptions").InvalidSignature
-        self.primitive = primitive
-        self._private = getattr(module, prefix + "PrivateKey")
-        self._public = getattr(module, prefix + "PublicKey")
-        try:
-            self._private.generate()
-        except Exception as exc:  # noqa: BLE001 - UnsupportedAlgorithm: OpenSSL without it
-            raise ProviderUnavailable("%s is not available (%s)" % (prefix, exc)) from None
-
-    def load_private(self, seed: bytes):
-        return self._private.from_private_bytes(seed)
-
-    def load_public(self, encoded: bytes):
-        """The public key of its RFC 8032 encoding; ValueError when it is not a point."""
-        return self._public.from_public_bytes(encoded)
+        RawKeys.__init__(self, primitive, module_name, prefix)
 
     @staticmethod
     def public_bytes(private_key) -> bytes:

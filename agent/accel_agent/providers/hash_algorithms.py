@@ -53,12 +53,12 @@ class HashAlgorithm:
         # Absent from some OpenSSL builds by design: there, native by choice.
         self.optional = optional
 
+    def __repr__(self) -> str:
+        return "HashAlgorithm(%r)" % self.primitive
+
     @property
     def xof(self) -> bool:
         return self.digest_size is None
-
-    def __repr__(self) -> str:
-        return "HashAlgorithm(%r)" % self.primitive
 
 
 _NIST = "2.16.840.1.101.3.4.2."

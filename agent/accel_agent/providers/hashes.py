@@ -155,6 +155,20 @@ def _usable(_hashlib, name: str) -> bool:
     return True
 
 
+def _kdf(backend: str, name: str, twin: str, absent: str) -> Callable:
+    """``_hashlib``'s KDF function ``name``, or ProviderUnavailable(``absent``) where it has none.
+
+    The ``openssl`` backend: the same function on pyca/cryptography, which
+    ``_openssl_hash``'s function ``twin`` makes.
+    """
+    if backend == OPENSSL:
+        return getattr(_openssl_hash(), twin)()
+    function = getattr(_hashlib_module(), name, None)
+    if function is None:
+        raise ProviderUnavailable(absent)
+    return function
+
+
 class Pbkdf2Provider:
     """PBKDF2-HMAC: ``derive(hash name, password, salt, iterations, length)``.
 
@@ -166,13 +180,9 @@ class Pbkdf2Provider:
 
     def __init__(self, backend: str = HASHLIB) -> None:
         self.name = backend
-        if backend == OPENSSL:
-            self.derive = _openssl_hash().pbkdf2_function()
-            return
-        _hashlib = _hashlib_module()
-        if not hasattr(_hashlib, "pbkdf2_hmac"):
-            raise ProviderUnavailable("this Python's _hashlib has no PBKDF2")
-        self.derive = _hashlib.pbkdf2_hmac  # (name, password, salt, iterations, dklen)
+        absent = "this Python's _hashlib has no PBKDF2"
+        # (name, password, salt, iterations, dklen)
+        self.derive = _kdf(backend, "pbkdf2_hmac", "pbkdf2_function", absent)
 
 
 class ScryptProvider:
@@ -187,13 +197,8 @@ class ScryptProvider:
 
     def __init__(self, backend: str = HASHLIB) -> None:
         self.name = backend
-        if backend == OPENSSL:
-            self._scrypt = _openssl_hash().scrypt_function()
-            return
-        _hashlib = _hashlib_module()
-        if not hasattr(_hashlib, "scrypt"):
-            raise ProviderUnavailable("this Python's OpenSSL has no scrypt")
-        self._scrypt = _hashlib.scrypt
+        absent = "this Python's OpenSSL has no scrypt"
+        self._scrypt = _kdf(backend, "scrypt", "scrypt_function", absent)
 
     def memory(self, n: int, r: int, p: int) -> int:
         """OpenSSL's own estimate of what scrypt(n, r, p) needs, plus slack."""

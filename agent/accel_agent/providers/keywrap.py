@@ -6,7 +6,7 @@ call. The provider knows nothing of pycryptodome.
 
 from __future__ import annotations
 
-from accel_agent.providers.base import ProviderUnavailable
+from accel_agent.providers._pyca import cryptography_module
 
 
 class KeyWrapProvider:
@@ -15,12 +15,7 @@ class KeyWrapProvider:
     name = "openssl"
 
     def __init__(self, padded: bool) -> None:
-        try:
-            from cryptography.hazmat.primitives import keywrap
-        except Exception as exc:  # noqa: BLE001 - ImportError, or broken bindings
-            raise ProviderUnavailable(
-                "pyca/cryptography cannot be imported (%s)" % type(exc).__name__
-            ) from None
+        keywrap = cryptography_module("hazmat.primitives.keywrap")
         self.primitive = "aes-kwp" if padded else "aes-kw"
         if padded:
             self.wrap = keywrap.aes_key_wrap_with_padding

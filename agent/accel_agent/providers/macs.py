@@ -9,13 +9,11 @@ nonce stays in the target.
 
 from __future__ import annotations
 
+from accel_agent.providers._pyca import cryptography_module
 from accel_agent.providers.base import LastKeyReuse, ProviderUnavailable
+from accel_agent.providers.block_ciphers import AES, algorithm_class
 
 CMAC_KEY_SIZES = (16, 24, 32)
-
-
-def _import_failure(exc: BaseException) -> ProviderUnavailable:
-    return ProviderUnavailable("pyca/cryptography cannot be imported (%s)" % type(exc).__name__)
 
 
 class CmacProvider:
@@ -25,13 +23,8 @@ class CmacProvider:
     primitive = "aes-cmac"
 
     def __init__(self) -> None:
-        try:
-            from cryptography.hazmat.primitives.ciphers import algorithms
-            from cryptography.hazmat.primitives.cmac import CMAC
-        except Exception as exc:  # noqa: BLE001 - ImportError, or broken bindings
-            raise _import_failure(exc) from None
-        self._cmac = CMAC
-        self._aes = LastKeyReuse(algorithms.AES).for_key  # base.LastKeyReuse
+        self._cmac = cryptography_module("hazmat.primitives.cmac").CMAC
+        self._aes = LastKeyReuse(algorithm_class(AES)).for_key  # base.LastKeyReuse
 
     def new(self, key: bytes):
         return self._cmac(self._aes(key))
@@ -44,10 +37,7 @@ class Poly1305Provider:
     primitive = "poly1305"
 
     def __init__(self) -> None:
-        try:
-            from cryptography.hazmat.primitives.poly1305 import Poly1305
-        except Exception as exc:  # noqa: BLE001
-            raise _import_failure(exc) from None
+        Poly1305 = cryptography_module("hazmat.primitives.poly1305").Poly1305
         try:
             Poly1305(bytes(32))
         except Exception as exc:  # noqa: BLE001 - UnsupportedAlgorithm on some OpenSSL builds

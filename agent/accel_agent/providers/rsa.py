@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import math
 
-from accel_agent.providers._digests import algorithms_by_oid, cryptography_module
+from accel_agent.providers._digests import algorithms_by_oid
+from accel_agent.providers._pyca import cryptography_module
 
 # The key sizes (bits of n) whose generation goes to OpenSSL: even sizes only,
 # where both primes have bits/2 bits as in pycryptodome's own generator.

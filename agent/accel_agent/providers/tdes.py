@@ -9,21 +9,13 @@ result with or without them; which keys are refused is the target's rule.
 
 from __future__ import annotations
 
+from functools import partial
+
 from accel_agent.providers.block_ciphers import TRIPLE_DES
 from accel_agent.providers.block_modes import CfbProvider, ModeProvider
 
-
-def ecb_provider() -> ModeProvider:
-    return ModeProvider(TRIPLE_DES, "ECB")
-
-
-def cbc_provider() -> ModeProvider:
-    return ModeProvider(TRIPLE_DES, "CBC")
-
-
-def ofb_provider() -> ModeProvider:
-    return ModeProvider(TRIPLE_DES, "OFB")
-
-
-def cfb_provider() -> CfbProvider:
-    return CfbProvider(TRIPLE_DES)
+# The catalog's factories ("tdes:cbc_provider"), one per primitive.
+ecb_provider = partial(ModeProvider, TRIPLE_DES, "ECB")
+cbc_provider = partial(ModeProvider, TRIPLE_DES, "CBC")
+ofb_provider = partial(ModeProvider, TRIPLE_DES, "OFB")
+cfb_provider = partial(CfbProvider, TRIPLE_DES)
