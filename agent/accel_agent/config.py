@@ -36,24 +36,25 @@ DEFAULT_SHADOW_RATE = 0.01
 
 
 class Setting:
-    """One configurable value and every place it can come from."""
+    """One configurable value and every place it can come from.
+
+    ``sources`` are those places, None where it is not read from: the
+    ``-X`` option, the environment variable, the key in the default file.
+    ``default`` applies where none of them gives a value (empty: nothing).
+    """
 
     __slots__ = ("name", "xoption", "env", "conf_key", "default", "accepted", "help")
 
     def __init__(
         self,
         name: str,
-        xoption: str | None,
-        env: str | None,
-        conf_key: str | None,
-        default: str,
+        sources: tuple[str | None, str | None, str | None],
         accepted: str,
         help: str,
+        default: str = "",
     ) -> None:
         self.name = name
-        self.xoption = xoption
-        self.env = env
-        self.conf_key = conf_key
+        self.xoption, self.env, self.conf_key = sources
         self.default = default
         self.accepted = accepted
         self.help = help
@@ -62,9 +63,7 @@ class Setting:
 SETTINGS = (
     Setting(
         name="mode",
-        xoption=XOPTION,
-        env=ENV_MODE,
-        conf_key="mode",
+        sources=(XOPTION, ENV_MODE, "mode"),
         default=DEFAULT_MODE,
         accepted="on | quiet | assert | shadow | off",
         help="whether the agent activates, and how loudly; shadow: as on, and a sampled "
@@ -73,18 +72,13 @@ SETTINGS = (
     ),
     Setting(
         name="exclude",
-        xoption=None,
-        env=ENV_EXCLUDE,
-        conf_key="exclude",
-        default="",
+        sources=(None, ENV_EXCLUDE, "exclude"),
         accepted="comma-separated families (aes), primitives (aes-gcm) or providers (openssl)",
         help="what must stay native even where a faster provider passed its checks",
     ),
     Setting(
         name="key_reuse",
-        xoption=None,
-        env=ENV_KEY_REUSE,
-        conf_key="key_reuse",
+        sources=(None, ENV_KEY_REUSE, "key_reuse"),
         default="on",
         accepted="on | off (anything else: off, with a warning)",
         help="keep, per provider, the key object last used and what pyca/cryptography "
@@ -94,9 +88,7 @@ SETTINGS = (
     ),
     Setting(
         name="speedups",
-        xoption=None,
-        env=ENV_SPEEDUPS,
-        conf_key=None,
+        sources=(None, ENV_SPEEDUPS, None),
         default="on",
         accepted="on | off (anything else: on, with a warning)",
         help="the compiled per-call fast path (accel_agent._speedups) where the wheel "
@@ -105,9 +97,7 @@ SETTINGS = (
     ),
     Setting(
         name="shadow_rate",
-        xoption=None,
-        env=ENV_SHADOW_RATE,
-        conf_key=None,
+        sources=(None, ENV_SHADOW_RATE, None),
         default=str(DEFAULT_SHADOW_RATE),
         accepted="a fraction from 0 to 1 (anything else: the default, with a warning)",
         help="in shadow mode, the share of one-shot calls and of streaming objects that "
@@ -115,10 +105,7 @@ SETTINGS = (
     ),
     Setting(
         name="report",
-        xoption=None,
-        env=ENV_REPORT,
-        conf_key=None,
-        default="",
+        sources=(None, ENV_REPORT, None),
         accepted="a file, or an existing directory (one file per process, by host and pid)",
         help="where the savings report goes, at exit and on accel_agent.write_report(): "
         "calls, bytes, native fallbacks, shadow timings and mismatches (docs/shadow.md)",
