@@ -73,16 +73,25 @@ _collections = [0]  # garbage collections since the last arming
 
 
 class _Entry:
-    """One instrumented attribute: the bare replacement and the wrapper that samples it."""
+    """One instrumented attribute: the bare replacement and the wrapper that samples it.
 
-    __slots__ = ("module", "name", "replacement", "wrapper", "armed")
+    Also what a sampled call needs: the figures' site, the method's own name
+    (``encrypt`` of ``..._GcmCipher.encrypt``) and the native original.
+    """
 
-    def __init__(self, module: Any, name: str, replacement: Any) -> None:
+    __slots__ = (
+        "module", "name", "replacement", "wrapper", "armed", "site", "method", "original"
+    )
+
+    def __init__(self, module: Any, name: str, replacement: Any, original: Any) -> None:
         self.module = module
         self.name = name
         self.replacement = replacement
         self.wrapper: Any = None
         self.armed = False  # report only: the wrapper is installed, for one sampled call
+        self.site = savings.site("%s.%s" % (module.__name__, name))
+        self.method = name.rsplit(".", 1)[-1]
+        self.original = original
 
     def install(self, value: Any) -> None:
         patching.set_value(self.module, self.name, value)
@@ -187,9 +196,8 @@ def _on_patch(module: Any, name: str, replacement: Any, original: Any) -> Any:
         return replacement
     if not callable(original) or isinstance(original, type):
         return replacement
-    entry = _entries[(module.__name__, name)] = _Entry(module, name, replacement)
-    site = savings.site("%s.%s" % (module.__name__, name))
-    entry.wrapper = _wrapper(entry, site, name.rsplit(".", 1)[-1], replacement, original)
+    entry = _entries[(module.__name__, name)] = _Entry(module, name, replacement, original)
+    entry.wrapper = _wrapper(entry)
     if _settings["shadow"]:
         return entry.wrapper
     # Report only: the first arming comes with the next garbage collection,
@@ -198,9 +206,8 @@ def _on_patch(module: Any, name: str, replacement: Any, original: Any) -> Any:
     return replacement
 
 
-def _wrapper(
-    entry: _Entry, site: savings.Site, method: str, replacement: Callable, original: Callable
-) -> Callable:
+def _wrapper(entry: _Entry) -> Callable:
+    site, replacement = entry.site, entry.replacement
     if _settings["shadow"]:
         rate = float(_settings["rate"])
         draw = random.random
@@ -210,7 +217,7 @@ def _wrapper(
             site.calls += 1
             if not native_side[0] and draw() >= rate:
                 return replacement(*args, **kwargs)
-            return _sampled(site, method, replacement, original, args, kwargs, True)
+            return _sampled(entry, args, kwargs, True)
 
     else:
 
@@ -219,7 +226,7 @@ def _wrapper(
                 entry.armed = False
                 entry.install(replacement)  # unsampled calls meet the bare replacement
             site.calls += 1
-            return _sampled(site, method, replacement, original, args, kwargs, False)
+            return _sampled(entry, args, kwargs, False)
 
     try:
         functools.update_wrapper(wrapper, replacement)
@@ -294,25 +301,18 @@ def _data_position(function: Any, method: str, bound: bool) -> tuple[int, str] |
     return position
 
 
-def _sampled(
-    site: savings.Site,
-    method: str,
-    replacement: Callable,
-    original: Callable,
-    args: tuple,
-    kwargs: dict,
-    compare: bool,
-) -> Any:
+def _sampled(entry: _Entry, args: tuple, kwargs: dict, compare: bool) -> Any:
     if _native_side[0]:
-        site.calls -= 1  # native's own work, not the program's
-        return original(*args, **kwargs)
+        entry.site.calls -= 1  # native's own work, not the program's
+        return entry.original(*args, **kwargs)
     if _busy():
-        return replacement(*args, **kwargs)
+        return entry.replacement(*args, **kwargs)
     _local.busy = True
     _local.agent = None
     try:
-        outcome = _measure_call(site, method, replacement, original, args, kwargs, compare)
+        outcome = _measure_call(entry, args, kwargs, compare)
     except Exception as exc:  # noqa: BLE001 - a fault of the comparison, never the caller's
+        replacement = entry.replacement
         outcome = _internal_error(exc, lambda: shadow.Outcome.of(replacement, args, kwargs))
     finally:
         _local.busy = False
@@ -331,19 +331,12 @@ def _internal_error(exc: Exception, serve: Callable) -> shadow.Outcome:
     return agent if agent is not None else serve()
 
 
-def _measure_call(
-    site: savings.Site,
-    method: str,
-    replacement: Callable,
-    original: Callable,
-    args: tuple,
-    kwargs: dict,
-    compare: bool,
-) -> shadow.Outcome:
+def _measure_call(entry: _Entry, args: tuple, kwargs: dict, compare: bool) -> shadow.Outcome:
+    site, method, original = entry.site, entry.method, entry.original
     before = _slot_counts()
     native_args, native_kwargs, outputs = shadow.inputs_for_native(args, kwargs)
     started = time.perf_counter_ns()
-    agent = _local.agent = shadow.Outcome.of(replacement, args, kwargs)
+    agent = _local.agent = shadow.Outcome.of(entry.replacement, args, kwargs)
     agent_ns = time.perf_counter_ns() - started
     primitives = _served(before)
     followable = agent.error is None and not isinstance(agent.value, _VALUE_TYPES)
