@@ -114,6 +114,7 @@ class PlatformFacts:
         return None
 
     def as_dict(self) -> dict[str, object]:
+        reason = self.unsupported_reason
         return {
             "os": self.os_name,
             "arch": self.arch,
@@ -122,8 +123,8 @@ class PlatformFacts:
             "cpu_features": _in_report_order(self.cpu_features),
             "masked_features": _in_report_order(self.masked_features),
             "cpuinfo_problem": self.cpuinfo_problem,
-            "supported": self.supported,
-            "unsupported_reason": self.unsupported_reason,
+            "supported": reason is None,
+            "unsupported_reason": reason,
         }
 
 
