@@ -89,7 +89,7 @@ class Measurement:
         return {
             "median_ns": self.median,
             "spread": self.spread,
-            "samples_ns": self.samples,
+            "samples_ns": list(self.samples),  # a snapshot, not the live list
             "calls_per_loop": self.number,
             "loops_per_sample": self.loops,
         }
