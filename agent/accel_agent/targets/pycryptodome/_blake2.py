@@ -21,6 +21,7 @@ from accel_agent.providers import hash_algorithms
 from accel_agent.targets.pycryptodome import _native_shape
 from accel_agent.targets.pycryptodome._hash_common import (
     Coercer,
+    FlatConstructor,
     SealedAfterDigest,
     class_facts,
     install,
@@ -32,18 +33,19 @@ from accel_agent.targets.pycryptodome._hash_common import (
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from types import ModuleType
-    from typing import Any, Callable
+    from typing import Any
 
 _KEYWORDS = frozenset(("data", "digest_bytes", "digest_bits", "key", "update_after_digest"))
 _blank = object.__new__
 
 
-class Blake2Front:
+class Blake2Front(FlatConstructor):
     """One BLAKE2 module: its slot, native's constructor, the size OpenSSL's BLAKE2 has."""
 
     __slots__ = ("module", "slot", "native_new", "native_cls", "coerce", "size", "cls", "twin")
 
     def __init__(self, module: ModuleType, primitive: str) -> None:
+        super().__init__()
         self.module = module
         self.slot = registry.slot(primitive)
         native_new = self.native_new = module.new
@@ -76,22 +78,23 @@ class Blake2Front:
             and (digest_bits is None or (type(digest_bits) is int and digest_bits == 8 * size))
         )
 
-    def general_new(self, args: tuple, kwargs: dict) -> tuple[Any, Callable | None]:
-        """``new(*args, **kwargs)``, and the provider's constructor when it served the call."""
+    def general_new(self, args: tuple, kwargs: dict) -> Any:
+        """``new(*args, **kwargs)``; ``ctor`` set when the provider served the call."""
         if args or not self.default_shape(kwargs):
-            return self.native_new(*args, **kwargs), None
+            return self.native_new(*args, **kwargs)
         data = kwargs.get("data")
         if not (data is None or type(data) is bytes or plain(data)):
-            return self.native_new(*args, **kwargs), None
+            return self.native_new(*args, **kwargs)
         provider = self.slot.get()
         if provider is None:
-            return self.native_new(*args, **kwargs), None
+            return self.native_new(*args, **kwargs)
         obj = _blank(self.cls)
         obj._done = False
         obj._after = kwargs.get("update_after_digest", False)
         obj._h = provider.new(bytes(data)) if data else provider.new()
         self.slot.calls += 1
-        return obj, provider.new
+        self.ctor = provider.new
+        return obj
 
 
 class Blake2Hash(SealedAfterDigest):
@@ -171,10 +174,9 @@ def patch_blake2(module: ModuleType, entry: Any) -> None:
     Hash = _classes(front, front.native_new(data=None))
     slot = front.slot
     general_new = front.general_new
-    ctor = None  # the provider's constructor, once the slot resolved to OpenSSL
 
     def new(*args, **kwargs):
-        nonlocal ctor
+        ctor = front.ctor
         if ctor is not None and not args and len(kwargs) == 1:
             data = kwargs.get("data")
             if type(data) is bytes and data:  # BLAKE2b.new(data=...): the common shape, flat
@@ -183,14 +185,6 @@ def patch_blake2(module: ModuleType, entry: Any) -> None:
                 obj._done = obj._after = False
                 slot.calls += 1
                 return obj
-        obj, served_by = general_new(args, kwargs)
-        if served_by is not None:
-            ctor = served_by
-        return obj
+        return general_new(args, kwargs)
 
-    def forget() -> None:
-        nonlocal ctor
-        ctor = None
-
-    registry.reset_listeners.append(forget)
     install(module, "new", new)

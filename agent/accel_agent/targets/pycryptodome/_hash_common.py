@@ -164,6 +164,25 @@ class ResolvedProvider:
         self.provider = None
 
 
+class FlatConstructor:
+    """A hash front's provider constructor, for the flat path of the module's ``new``.
+
+    ``ctor`` is None until the general path served a call from the slot's
+    provider (it sets ``ctor`` then) and again after a registry reset: the
+    flat path, which reads the attribute and skips the slot, runs only while
+    it is set.
+    """
+
+    __slots__ = ("ctor",)
+
+    def __init__(self) -> None:
+        self.ctor: Callable | None = None
+        registry.reset_listeners.append(self.forget)
+
+    def forget(self) -> None:
+        self.ctor = None
+
+
 def patch_oneshot(module: ModuleType, slot: registry.Slot, native_from: int | None = None) -> None:
     """4.x's module-level ``digest(data)``: same bytes as ``new(data).digest()``.
 

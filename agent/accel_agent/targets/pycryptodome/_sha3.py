@@ -19,6 +19,7 @@ from accel_agent import registry
 from accel_agent.targets.pycryptodome import _native_shape
 from accel_agent.targets.pycryptodome._hash_common import (
     Coercer,
+    FlatConstructor,
     SealedAfterDigest,
     class_facts,
     install,
@@ -52,12 +53,13 @@ def _subclass(methods: type, native_cls: type, native_obj: Any, front: Any, slot
     return cls
 
 
-class _Front:
+class _Front(FlatConstructor):
     """A hash's slot and native constructor, and the provider of its first object."""
 
     __slots__ = ("slot", "native_new", "coerce", "cls", "last_provider")
 
     def __init__(self, module: ModuleType, primitive: str) -> None:
+        super().__init__()
         self.slot = registry.slot(primitive)
         self.native_new: Callable = module.new
         self.coerce = Coercer(self.native_new)
@@ -108,24 +110,26 @@ class Sha3Front(_Front):
         self.slot.calls += 1
         return obj
 
-    def general_new(self, args: tuple, kwargs: dict) -> tuple[Any, Callable | None]:
-        """``new(*args, **kwargs)``, and the provider's constructor when it served the call."""
+    def general_new(self, args: tuple, kwargs: dict) -> Any:
+        """``new(*args, **kwargs)``; ``ctor`` set when the provider served the call."""
         native_new = self.native_new
         if len(args) > 1 or not kwargs.keys() <= {"data", "update_after_digest"}:
-            return native_new(*args, **kwargs), None
+            return native_new(*args, **kwargs)
         if "data" in kwargs:
             if args:
-                return native_new(*args, **kwargs), None
+                return native_new(*args, **kwargs)
             data = kwargs["data"]
         else:
             data = args[0] if args else None
         after = kwargs.get("update_after_digest", False)
         if type(after) is not bool:
-            return native_new(*args, **kwargs), None
+            return native_new(*args, **kwargs)
         provider = self.slot.get()
         if provider is None:
-            return native_new(*args, **kwargs), None
-        return self.fresh(data, after), provider.new
+            return native_new(*args, **kwargs)
+        obj = self.fresh(data, after)
+        self.ctor = provider.new
+        return obj
 
 
 class Sha3Hash(SealedAfterDigest):
@@ -161,26 +165,17 @@ def patch_sha3(module: ModuleType, entry: Any) -> None:
     Hash = _subclass(Sha3Hash, type(native_obj), native_obj, front, ("_h", "_done", "_after"))
     slot = front.slot
     general_new = front.general_new
-    ctor = None  # the provider's constructor, once the slot resolved to OpenSSL
 
     def new(*args, **kwargs):
-        nonlocal ctor
+        ctor = front.ctor
         if ctor is not None and not kwargs and len(args) == 1 and type(args[0]) is bytes:
             obj = _blank(Hash)  # SHA3_256.new(data): the common shape, flat
             obj._h = ctor(args[0])
             obj._done = obj._after = False
             slot.calls += 1
             return obj
-        obj, served_by = general_new(args, kwargs)
-        if served_by is not None:
-            ctor = served_by
-        return obj
+        return general_new(args, kwargs)
 
-    def forget() -> None:
-        nonlocal ctor
-        ctor = None
-
-    registry.reset_listeners.append(forget)
     install(module, "new", new)
     patch_oneshot(module, slot)
 
@@ -314,10 +309,9 @@ def patch_shake(module: ModuleType, entry: Any) -> None:
     Xof = _subclass(ShakeXof, type(native_obj), native_obj, front, slots)
     slot = front.slot
     fresh = front.fresh
-    ctor = None  # the provider's constructor, once the slot resolved to OpenSSL
 
     def new(data=None):
-        nonlocal ctor
+        ctor = front.ctor
         if ctor is not None and type(data) is bytes:
             obj = _blank(Xof)
             obj._h = ctor(data)
@@ -329,12 +323,7 @@ def patch_shake(module: ModuleType, entry: Any) -> None:
         provider = slot.get()
         if provider is None:
             return front.native_new(data)
-        ctor = provider.new
+        front.ctor = provider.new
         return fresh(data)
 
-    def forget() -> None:
-        nonlocal ctor
-        ctor = None
-
-    registry.reset_listeners.append(forget)
     install(module, "new", new)
