@@ -78,6 +78,16 @@ _WRAPPER_ASSIGNMENTS = ("__module__", "__name__", "__qualname__", "__doc__", "__
 _WRAPPER_ASSIGNMENTS += ("__type_params__",)
 
 
+def copy_attributes(source: Any, target: Any, names: tuple[str, ...]) -> None:
+    """Set on ``target`` each attribute of ``names`` that ``source`` has; skip the others."""
+    for name in names:
+        try:
+            value = getattr(source, name)
+        except AttributeError:
+            continue
+        setattr(target, name, value)
+
+
 def update_wrapper(wrapper: Any, wrapped: Any) -> Any:
     """``functools.update_wrapper(wrapper, wrapped)``, without importing functools.
 
@@ -85,12 +95,7 @@ def update_wrapper(wrapper: Any, wrapped: Any) -> Any:
     module whose native import loads none of them (pyaes) would pay ~1.5 ms
     for a patch's names.
     """
-    for name in _WRAPPER_ASSIGNMENTS:
-        try:
-            value = getattr(wrapped, name)
-        except AttributeError:
-            continue
-        setattr(wrapper, name, value)
+    copy_attributes(wrapped, wrapper, _WRAPPER_ASSIGNMENTS)
     wrapper.__dict__.update(getattr(wrapped, "__dict__", {}))
     wrapper.__wrapped__ = wrapped
     return wrapper

@@ -21,6 +21,8 @@ a ``TypeError``, as the OpenSSL state cannot be serialised.
 
 from __future__ import annotations
 
+from accel_agent import patching
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, Callable
@@ -41,12 +43,7 @@ def install(
 
     def __copy__(self):
         clone = blank(type(self))
-        for name in fields:
-            try:
-                value = getattr(self, name)
-            except AttributeError:
-                continue
-            setattr(clone, name, value)
+        patching.copy_attributes(self, clone, fields)
         state = getattr(self, "__dict__", None)
         if state:
             clone.__dict__.update(state)
