@@ -280,27 +280,29 @@ def test_hash_selfchecks_reject_a_wrong_provider():
 
 
 @pytest.mark.parametrize(
-    ("target", "make"),
+    ("comparing", "make"),
     [
+        # the module whose verify compares: HMAC's own; CMAC's and Poly1305's shared one
         (
             "hmac",
             lambda pkg: _module(pkg, "Hash.HMAC").new(b"k" * 16, b"m", _module(pkg, "Hash.SHA256")),
         ),
         (
-            "cmac",
+            "_hash_common",
             lambda pkg: _module(pkg, "Hash.CMAC").new(
                 b"k" * 16, b"m", ciphermod=_module(pkg, "Cipher.AES")
             ),
         ),
         (
-            "poly1305",
+            "_hash_common",
             lambda pkg: _module(pkg, "Hash.Poly1305").new(
                 key=b"k" * 32, cipher=_module(pkg, "Cipher.AES"), nonce=bytes(16), data=b"m"
             ),
         ),
     ],
+    ids=["hmac", "cmac", "poly1305"],
 )
-def test_mac_verification_is_compare_digest(agent_state, monkeypatch, target, make):
+def test_mac_verification_is_compare_digest(agent_state, monkeypatch, comparing, make):
     """verify/hexverify decide with hmac.compare_digest, right tag or wrong, with native's words."""
     pytest.importorskip("Crypto")
     import importlib
@@ -308,7 +310,7 @@ def test_mac_verification_is_compare_digest(agent_state, monkeypatch, target, ma
     import accel_agent
 
     accel_agent.activate("quiet")
-    module = importlib.import_module("accel_agent.targets.pycryptodome." + target)
+    module = importlib.import_module("accel_agent.targets.pycryptodome." + comparing)
     calls = []
     real = module.compare_digest
     monkeypatch.setattr(module, "compare_digest", lambda a, b: calls.append(1) or real(a, b))

@@ -13,6 +13,7 @@ import functools
 import types
 
 from accel_agent import patching, registry
+from accel_agent.constant_time import compare_digest
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -133,6 +134,28 @@ class SealedAfterDigest:
 
     def hexdigest(self):
         return self.digest().hex()
+
+
+class CheckedTag:
+    """A MAC object's ``hexdigest`` and ``verify``, from its ``digest``.
+
+    A bytes-like tag is compared here, in constant time; any other goes to
+    ``_native_verify`` (a class attribute: the native class's ``verify``),
+    which raises pycryptodome's own error for it.
+    """
+
+    __slots__ = ()
+    _native_verify: Callable
+
+    def hexdigest(self):
+        return self.digest().hex()
+
+    def verify(self, mac_tag):
+        if type(mac_tag) is bytes or plain(mac_tag):
+            if not compare_digest(mac_tag, self.digest()):
+                raise ValueError("MAC check failed")
+            return
+        self._native_verify(mac_tag)
 
 
 def install(module: ModuleType, name: str, replacement: Callable) -> None:

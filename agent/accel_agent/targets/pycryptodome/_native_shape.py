@@ -132,3 +132,24 @@ def install_native_constructor(cls: type, native_cls: type) -> None:
         return object.__new__(run)
 
     cls.__new__ = __new__
+
+
+def native_subclass(
+    methods: type,
+    native_cls: type,
+    slots: tuple[str, ...],
+    make_native: Callable[[Any], Any],
+    **attributes: Any,
+) -> type:
+    """``methods`` on a subclass of ``native_cls`` that holds ``slots``, named as native's.
+
+    ``attributes`` go on the class. Calling it, copying, deep-copying and
+    pickling its objects do what they do natively
+    (:func:`install_native_constructor`, :func:`install` with ``make_native``).
+    """
+    cls = type(native_cls.__name__, (methods, native_cls), {"__slots__": slots, **attributes})
+    cls.__qualname__ = native_cls.__name__
+    cls.__module__ = native_cls.__module__
+    install_native_constructor(cls, native_cls)
+    install(cls, slots, make_native)
+    return cls

@@ -14,9 +14,8 @@ import functools
 import sys
 
 from accel_agent import patching, registry
-from accel_agent.constant_time import compare_digest
 from accel_agent.targets.pycryptodome import _native_shape
-from accel_agent.targets.pycryptodome._hash_common import plain
+from accel_agent.targets.pycryptodome._hash_common import CheckedTag, plain
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -26,10 +25,11 @@ if TYPE_CHECKING:
 KEY_SIZES = (16, 24, 32)
 
 
-class CmacMethods:
+class CmacMethods(CheckedTag):
     """The methods of the agent's CMAC objects, on a subclass of pycryptodome's ``CMAC``.
 
-    The class of one CMAC module carries ``_target`` (its :class:`CmacTarget`).
+    The class of one CMAC module carries ``_target`` (its :class:`CmacTarget`)
+    and ``_native_verify``.
     """
 
     __slots__ = ()
@@ -62,16 +62,6 @@ class CmacMethods:
         # may digest or update it at once (the context stays usable by all).
         tag = self._tag = self._ctx.copy().finalize()[: self.digest_size]
         return tag
-
-    def hexdigest(self):
-        return self.digest().hex()
-
-    def verify(self, mac_tag):
-        if type(mac_tag) is bytes or plain(mac_tag):
-            if not compare_digest(mac_tag, self.digest()):
-                raise ValueError("MAC check failed")
-            return
-        self._target.native_verify(self, mac_tag)
 
     def _native_twin(self) -> Any:
         key, aes, mac_len = self._native_args
@@ -108,18 +98,15 @@ class CmacTarget:
     def __init__(self, module: ModuleType) -> None:
         native_new = self.native_new = module.new
         native_cls = module.CMAC
-        self.native_verify = native_cls.verify
         self.slot = registry.slot("aes-cmac")
         aes_name = self.aes_name = module.__name__.split(".")[0] + ".Cipher.AES"
-        slots = ("_ctx", "_tag", "_after", "_native_args", "_size")
-        cls = self.cls = type(
-            native_cls.__name__, (CmacMethods, native_cls), {"__slots__": slots, "_target": self}
-        )
-        cls.__qualname__ = native_cls.__name__
-        cls.__module__ = native_cls.__module__
-        _native_shape.install_native_constructor(cls, native_cls)
-        _native_shape.install(
-            cls, slots, lambda mac: native_new(bytes(16), ciphermod=sys.modules[aes_name])
+        self.cls = _native_shape.native_subclass(
+            CmacMethods,
+            native_cls,
+            ("_ctx", "_tag", "_after", "_native_args", "_size"),
+            lambda mac: native_new(bytes(16), ciphermod=sys.modules[aes_name]),
+            _target=self,
+            _native_verify=native_cls.verify,
         )
 
     def serves(self, key, msg, ciphermod, cipher_params, mac_len, update_after_digest) -> bool:

@@ -14,9 +14,8 @@ import functools
 import threading
 
 from accel_agent import patching, registry
-from accel_agent.constant_time import compare_digest
 from accel_agent.targets.pycryptodome import _native_shape
-from accel_agent.targets.pycryptodome._hash_common import Coercer, plain
+from accel_agent.targets.pycryptodome._hash_common import CheckedTag, Coercer, plain
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -29,7 +28,7 @@ _FINALIZING = threading.Lock()
 _REFUSED = "You can only call 'digest' or 'hexdigest' on this object"
 
 
-class Poly1305Methods:
+class Poly1305Methods(CheckedTag):
     """The methods of the agent's Poly1305 objects, on a subclass of ``Poly1305_MAC``.
 
     The class of one module carries ``_native_cls``, pycryptodome's class
@@ -66,35 +65,19 @@ class Poly1305Methods:
                     tag = self._tag = self._ctx.finalize()
         return tag
 
-    def hexdigest(self):
-        return self.digest().hex()
-
-    def verify(self, mac_tag):
-        if type(mac_tag) is bytes or plain(mac_tag):
-            if not compare_digest(mac_tag, self.digest()):
-                raise ValueError("MAC check failed")
-            return
-        type(self)._native_verify(self, mac_tag)
-
-
-def _poly1305_class(native_cls: type) -> type:
-    slots = ("_ctx", "_tag", "_rs")
-    cls = type(
-        native_cls.__name__,
-        (Poly1305Methods, native_cls),
-        {"__slots__": slots, "_native_cls": native_cls, "_native_verify": native_cls.verify},
-    )
-    cls.__qualname__ = native_cls.__name__
-    cls.__module__ = native_cls.__module__
-    _native_shape.install_native_constructor(cls, native_cls)
-    _native_shape.install(cls, slots, lambda mac: native_cls(bytes(16), bytes(16), None))
-    return cls
-
 
 def patch(module: ModuleType) -> None:
     """Install the fast ``new`` on one Poly1305 module."""
     native_new = module.new
-    cls = _poly1305_class(module.Poly1305_MAC)
+    native_cls = module.Poly1305_MAC
+    cls = _native_shape.native_subclass(
+        Poly1305Methods,
+        native_cls,
+        ("_ctx", "_tag", "_rs"),
+        lambda mac: native_cls(bytes(16), bytes(16), None),
+        _native_cls=native_cls,
+        _native_verify=native_cls.verify,
+    )
     slot = registry.slot("poly1305")
 
     def new(*args, **kwargs):
