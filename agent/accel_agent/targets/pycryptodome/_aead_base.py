@@ -16,16 +16,17 @@ serve exactly, in one of two ways:
 :class:`AeadBase` holds that scaffolding and the methods all four spell the
 same way. It keeps no per-object state: a subclass keeps its fresh-object
 defaults as its own class attributes and defines its per-message methods
-itself, so the tuned one-shot paths find everything they read in the
-instance or its own class. Nothing here runs on those paths (``digest``
-runs after a streamed message, and once the tag is known it reads only the
-instance).
+(``digest`` aside) itself, so the tuned one-shot paths find everything they
+read in the instance or its own class. Nothing here runs on GCM's,
+ChaCha20-Poly1305's or CCM's one-shot paths; EAX's ``decrypt_and_verify``
+compares its tag with ``_check_tag``, and ``digest`` serves streamed messages.
 """
 
 from __future__ import annotations
 
 import os
 
+from accel_agent.constant_time import compare_digest
 from accel_agent.targets.pycryptodome import _aliased_output, _block_modes, _buffers
 from accel_agent.targets.pycryptodome._native_face import NativeFace
 from accel_agent.targets.pycryptodome._order_rules import (
@@ -174,6 +175,17 @@ class AeadBase(NativeFace):
         for name in self._native_tag_names:
             setattr(judge, name, tag)
         judge.verify(received_mac_tag)
+
+    def _check_tag(self, tag: bytes, received_mac_tag: Any) -> None:
+        """Raise native's ValueError unless ``received_mac_tag`` is ``tag`` (constant time).
+
+        A tag that is not a plain buffer goes to ``_native_tag_verdict``.
+        """
+        if _buffers.is_plain(received_mac_tag):
+            if compare_digest(tag, bytes(received_mac_tag)):
+                return
+            raise ValueError("MAC check failed")
+        self._native_tag_verdict(tag, received_mac_tag)
 
     def _claim(self, state: frozenset) -> bool:
         """Move a fresh object to ``state`` unless another thread's call got there first."""

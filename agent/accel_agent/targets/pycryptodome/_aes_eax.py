@@ -18,7 +18,6 @@ from __future__ import annotations
 import sys
 
 from accel_agent import patching
-from accel_agent.constant_time import compare_digest
 from accel_agent.providers.block_ciphers import AES
 from accel_agent.targets.pycryptodome import _aliased_output, _block_modes, _buffers, _order_rules
 from accel_agent.targets.pycryptodome._aead_base import ALIASED, AeadBase, nonce_argument
@@ -237,7 +236,7 @@ class EaxCipher(AeadBase):
         if VERIFY not in self._next:
             return self._native_verdict(VERIFY, received_mac_tag)
         self._next = AFTER_VERIFY  # native moves on before it looks at the tag
-        self._judge(self._tag or self._finish(), received_mac_tag)
+        self._check_tag(self._tag or self._finish(), received_mac_tag)
         return None
 
     def decrypt_and_verify(self, ciphertext: Any, received_mac_tag: Any, output: Any = None) -> Any:
@@ -253,7 +252,7 @@ class EaxCipher(AeadBase):
             self._aad = ()
             self._tag = tag = tag[: self._mac_len]
             self._backing.slot.calls += 1
-            self._judge(tag, received_mac_tag)
+            self._check_tag(tag, received_mac_tag)
             return plaintext
         plaintext = self.decrypt(ciphertext, output=output)
         self.verify(received_mac_tag)
@@ -267,14 +266,6 @@ class EaxCipher(AeadBase):
         self._tag = tag = stream.tag()[: self._mac_len]
         self._backing.slot.calls += 1
         return tag
-
-    def _judge(self, tag: bytes, received: Any) -> None:
-        """Raise native's ValueError unless ``received`` is the tag (compared in constant time)."""
-        if _buffers.is_plain(received):
-            if compare_digest(tag, bytes(received)):
-                return
-            raise ValueError("MAC check failed")
-        self._native_tag_verdict(tag, received)
 
 
 _KEYWORDS = frozenset(("nonce", "mac_len", "use_aesni"))
