@@ -10,23 +10,29 @@ serve exactly, in one of two ways:
   :mod:`._order_rules`) decides a call, so it raises what pycryptodome
   raises (``_native_verdict``), or, knowing the real tag, what its
   ``verify`` makes of a tag that is not a plain buffer
-  (``_native_tag_verdict``).
+  (``_native_tag_verdict``); mid-message, it also vets the buffers the
+  fast path does not take (``_mid_message_bytes``).
 
 :class:`AeadBase` holds that scaffolding and the methods all four spell the
 same way. It keeps no per-object state: a subclass keeps its fresh-object
 defaults as its own class attributes and defines its per-message methods
-itself, so the tuned one-shot paths find everything they read in the
-instance or its own class. Nothing here runs on those paths.
+(``digest`` aside) itself, so the tuned one-shot paths find everything they
+read in the instance or its own class. Nothing here runs on GCM's,
+ChaCha20-Poly1305's or CCM's one-shot paths; EAX's ``decrypt_and_verify``
+compares its tag with ``_check_tag``, and ``digest`` serves streamed messages.
 """
 
 from __future__ import annotations
 
 import os
 
+from accel_agent.constant_time import compare_digest
 from accel_agent.targets.pycryptodome import _aliased_output, _block_modes, _buffers
 from accel_agent.targets.pycryptodome._native_face import NativeFace
 from accel_agent.targets.pycryptodome._order_rules import (
+    AFTER_DIGEST,
     AFTER_VERIFY,
+    DIGEST,
     INITIAL,
     WITH_TWIN,
     replay,
@@ -36,6 +42,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+# What ``_mid_message_bytes`` returns when native's own loop has served the call.
+ALIASED = object()
 
 def nonce_argument(args: tuple, kwargs: dict, default_size: int) -> bytes | None:
     """The nonce of ``AES.new(key, mode, [nonce], nonce=...)`` as bytes (CCM's and EAX's builders).
@@ -123,6 +131,35 @@ class AeadBase(NativeFace):
         self._native_verdict(method, data, output=_buffers.stand_in(output))
         return _aliased_output.byte_view(data)
 
+    def _mid_message_bytes(self, method: str, data: Any, output: Any) -> Any:
+        """Mid-message, buffers the fast path does not take: the bytes to process.
+
+        Only an error can be left to native then (it changes nothing); if
+        native accepts the buffers, the bytes its C code would read, or
+        ``ALIASED`` when ``output`` overlaps ``data`` elsewhere and native's
+        own loop has served the call (the subclass's ``_serve_aliased``).
+        """
+        try:
+            view = self._judged_input(method, data, output)
+        except Exception:
+            self._mirror_refused(method, data)
+            raise
+        self._check_limit(method, data, output)
+        if view is not None and _aliased_output.aliased(view, output):
+            self._serve_aliased(method, view, output)
+            return ALIASED
+        return _buffers.raw_bytes(data)
+
+    def _mirror_refused(self, method: str, data: Any) -> None:
+        """Native's side effects (on the MAC) of a mid-message call it refused; by default none."""
+
+    def _check_limit(self, method: str, data: Any, output: Any) -> None:
+        """Native's error if ``data`` takes the message past its limit; by default none."""
+
+    def _serve_aliased(self, method: str, data: Any, output: Any) -> None:
+        """Native's loop writes ``output``; our MAC sees what native's does (_aliased_output)."""
+        raise NotImplementedError
+
     def _align_judge(self, judge: Any, method: str) -> None:
         """Bring a fresh native ``judge`` to this object's state before it judges ``method``."""
         replay(judge, self._next)
@@ -139,6 +176,17 @@ class AeadBase(NativeFace):
             setattr(judge, name, tag)
         judge.verify(received_mac_tag)
 
+    def _check_tag(self, tag: bytes, received_mac_tag: Any) -> None:
+        """Raise native's ValueError unless ``received_mac_tag`` is ``tag`` (constant time).
+
+        A tag that is not a plain buffer goes to ``_native_tag_verdict``.
+        """
+        if _buffers.is_plain(received_mac_tag):
+            if compare_digest(tag, bytes(received_mac_tag)):
+                return
+            raise ValueError("MAC check failed")
+        self._native_tag_verdict(tag, received_mac_tag)
+
     def _claim(self, state: frozenset) -> bool:
         """Move a fresh object to ``state`` unless another thread's call got there first."""
         with _block_modes.FIRST_USE_LOCK:
@@ -148,6 +196,19 @@ class AeadBase(NativeFace):
             return True
 
     # -- what every AEAD mode derives the same way -------------------------
+
+    def digest(self) -> bytes:
+        """The tag, computed once by ``_finish`` (CCM, which knows it later, has its own)."""
+        if self._twin is not None:
+            return self._twin.digest()
+        if DIGEST not in self._next:
+            return self._native_verdict(DIGEST)
+        self._next = AFTER_DIGEST
+        return self._tag or self._finish()
+
+    def _finish(self) -> bytes:
+        """The tag of the message processed so far, kept as ``_tag``."""
+        raise NotImplementedError
 
     def hexdigest(self) -> str:
         return self.digest().hex()

@@ -27,7 +27,6 @@ brought to the same order-rule state, so the ``TypeError`` is native's.
 from __future__ import annotations
 
 from accel_agent import registry, speedups
-from accel_agent.constant_time import compare_digest
 from accel_agent.providers.block_ciphers import AES
 from accel_agent.targets.pycryptodome import _block_modes, _buffers, _order_rules
 from accel_agent.targets.pycryptodome._aead_base import AeadBase, nonce_argument
@@ -273,12 +272,7 @@ class CcmCipher(AeadBase):
         if self._next is INITIAL:  # nothing decrypted: native checks the empty payload
             return self._become_native().verify(received_mac_tag)
         self._next = AFTER_VERIFY
-        tag = self._real_tag()
-        if not _buffers.is_plain(received_mac_tag):
-            self._native_tag_verdict(tag, received_mac_tag)
-            return None
-        if not compare_digest(tag, bytes(received_mac_tag)):
-            raise ValueError("MAC check failed")
+        self._check_tag(self._real_tag(), received_mac_tag)
         return None
 
     def decrypt_and_verify(self, ciphertext: Any, received_mac_tag: Any, output: Any = None) -> Any:

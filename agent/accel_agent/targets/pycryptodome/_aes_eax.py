@@ -18,10 +18,9 @@ from __future__ import annotations
 import sys
 
 from accel_agent import patching
-from accel_agent.constant_time import compare_digest
 from accel_agent.providers.block_ciphers import AES
 from accel_agent.targets.pycryptodome import _aliased_output, _block_modes, _buffers, _order_rules
-from accel_agent.targets.pycryptodome._aead_base import AeadBase, nonce_argument
+from accel_agent.targets.pycryptodome._aead_base import ALIASED, AeadBase, nonce_argument
 from accel_agent.targets.pycryptodome._native_face import named_as
 
 TYPE_CHECKING = False
@@ -30,7 +29,6 @@ if TYPE_CHECKING:
 
 MODE_EAX = 9
 MODE_CTR = 6  # pycryptodome's, for the native CTR of aliased buffers
-ALIASED = object()  # _payload's answer when native's CTR loop served the call
 BLOCK_SIZE = AES.block_size  # the record's
 _OMAC_PREFIXES = tuple(bytes(BLOCK_SIZE - 1) + bytes((t,)) for t in range(3))
 
@@ -153,21 +151,14 @@ class EaxCipher(AeadBase):
         if not _buffers.servable(data, output):
             if self._next is INITIAL:
                 return None
-            # Mid-message only an error can be left to native; if native
-            # accepts the buffers, serve the bytes its C code would read.
-            try:
-                view = self._judged_input(method, data, output)
-            except Exception:
-                if method == DECRYPT and _buffers.is_plain(data):
-                    # Native MACs a ciphertext before it finds fault with output=.
-                    (self._stream or self._open()).absorb(bytes(data))
-                    self._msg_len += len(data)
-                raise
-            if view is not None and _aliased_output.aliased(view, output):
-                self._serve_aliased(method, view, output)
-                return ALIASED
-            return _buffers.raw_bytes(data)
+            return self._mid_message_bytes(method, data, output)
         return data
+
+    def _mirror_refused(self, method: str, data: Any) -> None:
+        if method == DECRYPT and _buffers.is_plain(data):
+            # Native MACs a ciphertext before it finds fault with output=.
+            (self._stream or self._open()).absorb(bytes(data))
+            self._msg_len += len(data)
 
     def _serve_aliased(self, method: str, data: Any, output: Any) -> None:
         """Native's CTR loop writes ``output``; the OMAC of the ciphertext sees what native's does.
@@ -207,14 +198,6 @@ class EaxCipher(AeadBase):
         self._backing.slot.calls += 1
         return _buffers.deliver(stream.encrypt(data), output)
 
-    def digest(self) -> bytes:
-        if self._twin is not None:
-            return self._twin.digest()
-        if DIGEST not in self._next:
-            return self._native_verdict(DIGEST)
-        self._next = AFTER_DIGEST
-        return self._tag or self._finish()
-
     def encrypt_and_digest(self, plaintext: Any, output: Any = None) -> tuple[Any, bytes]:
         if (
             self._next is INITIAL
@@ -253,7 +236,7 @@ class EaxCipher(AeadBase):
         if VERIFY not in self._next:
             return self._native_verdict(VERIFY, received_mac_tag)
         self._next = AFTER_VERIFY  # native moves on before it looks at the tag
-        self._judge(self._tag or self._finish(), received_mac_tag)
+        self._check_tag(self._tag or self._finish(), received_mac_tag)
         return None
 
     def decrypt_and_verify(self, ciphertext: Any, received_mac_tag: Any, output: Any = None) -> Any:
@@ -269,7 +252,7 @@ class EaxCipher(AeadBase):
             self._aad = ()
             self._tag = tag = tag[: self._mac_len]
             self._backing.slot.calls += 1
-            self._judge(tag, received_mac_tag)
+            self._check_tag(tag, received_mac_tag)
             return plaintext
         plaintext = self.decrypt(ciphertext, output=output)
         self.verify(received_mac_tag)
@@ -278,18 +261,11 @@ class EaxCipher(AeadBase):
     # -- helpers -----------------------------------------------------------
 
     def _finish(self) -> bytes:
+        """The tag, computed once (digest() and verify())."""
         stream = self._stream or self._open()
         self._tag = tag = stream.tag()[: self._mac_len]
         self._backing.slot.calls += 1
         return tag
-
-    def _judge(self, tag: bytes, received: Any) -> None:
-        """Raise native's ValueError unless ``received`` is the tag (compared in constant time)."""
-        if _buffers.is_plain(received):
-            if compare_digest(tag, bytes(received)):
-                return
-            raise ValueError("MAC check failed")
-        self._native_tag_verdict(tag, received)
 
 
 _KEYWORDS = frozenset(("nonce", "mac_len", "use_aesni"))

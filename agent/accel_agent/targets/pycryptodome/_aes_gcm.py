@@ -28,7 +28,7 @@ from accel_agent.providers.block_ciphers import AES
 from accel_agent.providers.contexts import is_busy, when_free
 from accel_agent.speedups import STREAM_UPDATE_FROM, open_joined, seal_split, stream_update
 from accel_agent.targets.pycryptodome import _aliased_output, _block_modes, _buffers, _order_rules
-from accel_agent.targets.pycryptodome._aead_base import AeadBase
+from accel_agent.targets.pycryptodome._aead_base import ALIASED, AeadBase
 from accel_agent.targets.pycryptodome._native_face import named_as
 
 TYPE_CHECKING = False
@@ -211,14 +211,9 @@ class GcmCipher(AeadBase):
             if self._next is INITIAL:
                 self._next = AFTER_ENCRYPT
                 return self._become_native().encrypt(plaintext, output=output)
-            # Mid-message, only an error can be left to native; if native
-            # accepts the buffers, serve the bytes its C code would read.
-            view = self._judged_input(ENCRYPT, plaintext, output)
-            if self._too_long(len(plaintext)):
-                self._native_verdict(ENCRYPT, plaintext, output=_buffers.stand_in(output))
-            if view is not None and _aliased_output.aliased(view, output):
-                return self._encrypt_aliased(view, output)
-            plaintext = _buffers.raw_bytes(plaintext)
+            plaintext = self._mid_message_bytes(ENCRYPT, plaintext, output)
+            if plaintext is ALIASED:
+                return None
         elif self._too_long(len(plaintext)):
             self._native_verdict(ENCRYPT, plaintext, output=output)  # pycryptodome 4.x raises here
         self._next = AFTER_ENCRYPT
@@ -232,19 +227,30 @@ class GcmCipher(AeadBase):
         except Exception as exc:  # noqa: BLE001 - only threads sharing the object get here
             return _buffers.deliver(self._contended(ENCRYPT, context, plaintext, exc), output)
 
-    def _encrypt_aliased(self, plaintext: Any, output: Any) -> None:
-        """Mid-message, ``output`` overlaps ``plaintext`` elsewhere: native's CTR loop writes it.
+    def _check_limit(self, method: str, data: Any, output: Any) -> None:
+        if self._too_long(len(data)):
+            self._native_verdict(method, data, output=_buffers.stand_in(output))
 
-        Native GHASHes what its loop left in ``output``; the context is fed
-        the plaintext that encrypts to exactly that (see _aliased_output).
+    def _serve_aliased(self, method: str, data: Any, output: Any) -> None:
+        """Mid-message, ``output`` overlaps ``data`` elsewhere: native's CTR loop writes it.
+
+        Encrypting, native GHASHes what its loop left in ``output``: the
+        context is fed the plaintext that encrypts to exactly that.
+        Decrypting, native GHASHes the ciphertext before its loop overwrites
+        any of it (see _aliased_output).
         """
-        self._next = AFTER_ENCRYPT
-        context = self._context or self._open(ENCRYPT)
-        read = _aliased_output.encrypt(self._native_ctr, plaintext, output)
+        encrypting = method == ENCRYPT
+        self._next = AFTER_ENCRYPT if encrypting else AFTER_DECRYPT
+        context = self._context or self._open(method)
+        serve = _aliased_output.encrypt if encrypting else _aliased_output.decrypt
+        read = serve(self._native_ctr, data, output)
         self._msg_count += len(read)
-        self._backing.slot.calls += 1
-        when_free(context.update, read)
-        return None
+        if encrypting:
+            self._backing.slot.calls += 1
+            when_free(context.update, read)
+        else:
+            self._keep(when_free(context.update, read))  # a later verify() rebuilds the tag from it
+            self._backing.slot.calls += 1
 
     def _native_ctr(self, method: str) -> Any:
         """pycryptodome's CTR object as native's GcmMode holds it at this point of the message."""
@@ -263,21 +269,16 @@ class GcmCipher(AeadBase):
         )
         return _aliased_output.skip_to(ctr, start, position, method)
 
-    def digest(self) -> bytes:
-        if self._twin is not None:
-            return self._twin.digest()
-        if DIGEST not in self._next:
-            return self._native_verdict(DIGEST)
-        self._next = AFTER_DIGEST
-        if self._tag is None:
-            context = self._context or self._open(ENCRYPT)
-            try:
-                context.finalize()
-            except Exception as exc:  # noqa: BLE001 - only threads sharing the object get here
-                self._finalized_meanwhile(context, exc)
-            self._tag = context.tag[: self._mac_len]
-            self._backing.slot.calls += 1
-        return self._tag
+    def _finish(self) -> bytes:
+        """The tag (digest() computes it once): the encryption context finalized."""
+        context = self._context or self._open(ENCRYPT)
+        try:
+            context.finalize()
+        except Exception as exc:  # noqa: BLE001 - only threads sharing the object get here
+            self._finalized_meanwhile(context, exc)
+        self._tag = tag = context.tag[: self._mac_len]
+        self._backing.slot.calls += 1
+        return tag
 
     def _finalized_meanwhile(self, context: Any, exc: Exception) -> None:
         """``context.finalize()`` raised ``exc`` because another thread uses this object.
@@ -349,14 +350,9 @@ class GcmCipher(AeadBase):
             if self._next is INITIAL:
                 self._next = AFTER_DECRYPT
                 return self._become_native().decrypt(ciphertext, output=output)
-            # Mid-message, only an error can be left to native; if native
-            # accepts the buffers, serve the bytes its C code would read.
-            view = self._judged_input(DECRYPT, ciphertext, output)
-            if self._too_long(len(ciphertext)):
-                self._native_verdict(DECRYPT, ciphertext, output=_buffers.stand_in(output))
-            if view is not None and _aliased_output.aliased(view, output):
-                return self._decrypt_aliased(view, output)
-            ciphertext = _buffers.raw_bytes(ciphertext)
+            ciphertext = self._mid_message_bytes(DECRYPT, ciphertext, output)
+            if ciphertext is ALIASED:
+                return None
         elif self._too_long(len(ciphertext)):
             self._native_verdict(DECRYPT, ciphertext, output=output)  # pycryptodome 4.x raises here
         self._next = AFTER_DECRYPT
@@ -372,19 +368,6 @@ class GcmCipher(AeadBase):
         self._keep(plaintext)
         self._backing.slot.calls += 1
         return _buffers.deliver(plaintext, output)
-
-    def _decrypt_aliased(self, ciphertext: Any, output: Any) -> None:
-        """Mid-message, ``output`` overlaps ``ciphertext`` elsewhere: native's CTR loop writes it.
-
-        Native GHASHes the ciphertext before its loop overwrites any of it.
-        """
-        self._next = AFTER_DECRYPT
-        context = self._context or self._open(DECRYPT)
-        read = _aliased_output.decrypt(self._native_ctr, ciphertext, output)
-        self._msg_count += len(read)
-        self._keep(when_free(context.update, read))  # a later verify() rebuilds the tag from it
-        self._backing.slot.calls += 1
-        return None
 
     def verify(self, received_mac_tag: Any) -> None:
         if self._twin is not None:

@@ -34,7 +34,7 @@ from accel_agent.targets.pycryptodome import (
     _buffers,
     _order_rules,
 )
-from accel_agent.targets.pycryptodome._aead_base import AeadBase
+from accel_agent.targets.pycryptodome._aead_base import ALIASED, AeadBase
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -204,27 +204,32 @@ class ChaCha20Poly1305Cipher(AeadBase):
             if self._fresh:
                 self._next = AFTER_ENCRYPT
                 return self._become_native().encrypt(plaintext, output=output)
-            # Mid-message, only an error can be left to native (it changes
-            # nothing then); if native accepts the buffers, serve its bytes.
-            view = self._judged_input(ENCRYPT, plaintext, output)
-            stream = self._stream or self._open()
-            if stream.ct_len + len(plaintext) > MESSAGE_LIMIT:
-                self._native_verdict(ENCRYPT, plaintext, output=_buffers.stand_in(output))
-            if view is not None and _aliased_output.aliased(view, output):
-                self._next = AFTER_ENCRYPT
-                self._backing.slot.calls += 1
-                # Native MACs what its ChaCha20 loop left in output (_aliased_output).
-                self._stream_call(
-                    ENCRYPT, _aliased_output.encrypt(self._native_chacha, view, output)
-                )
+            plaintext = self._mid_message_bytes(ENCRYPT, plaintext, output)
+            if plaintext is ALIASED:
                 return None
-            plaintext = _buffers.raw_bytes(plaintext)
         stream = self._stream or self._open()
         if stream.ct_len + len(plaintext) > MESSAGE_LIMIT:
             self._native_verdict(ENCRYPT, plaintext, output=output)
         self._next = AFTER_ENCRYPT
         self._backing.slot.calls += 1
         return _buffers.deliver(self._stream_call(ENCRYPT, plaintext), output)
+
+    def _check_limit(self, method: str, data: Any, output: Any) -> None:
+        stream = self._stream or self._open()
+        if stream.ct_len + len(data) > MESSAGE_LIMIT:
+            self._native_verdict(method, data, output=_buffers.stand_in(output))
+
+    def _serve_aliased(self, method: str, data: Any, output: Any) -> None:
+        """Mid-message, ``output`` overlaps ``data`` elsewhere: native's ChaCha20 loop writes it.
+
+        Native MACs what its loop left in ``output`` when encrypting, the
+        ciphertext before its loop overwrites any of it when decrypting
+        (_aliased_output).
+        """
+        self._next = AFTER_ENCRYPT if method == ENCRYPT else AFTER_DECRYPT
+        self._backing.slot.calls += 1
+        serve = _aliased_output.encrypt if method == ENCRYPT else _aliased_output.decrypt
+        self._stream_call(method, serve(self._native_chacha, data, output))
 
     def _stream_call(self, method: str, data: Any) -> Any:
         """The stream's ``encrypt``/``decrypt`` of ``data``; native's error once it is finished."""
@@ -245,14 +250,6 @@ class ChaCha20Poly1305Cipher(AeadBase):
         cipher = new(key=self._key, nonce=self.nonce)
         cipher.seek(start)
         return _aliased_output.skip_to(cipher, start, 64 + used, method)
-
-    def digest(self) -> bytes:
-        if self._twin is not None:
-            return self._twin.digest()
-        if DIGEST not in self._next:
-            return self._native_verdict(DIGEST)
-        self._next = AFTER_DIGEST
-        return self._compute_tag()
 
     def encrypt_and_digest(self, plaintext: Any) -> tuple[bytes, bytes]:
         if (
@@ -292,25 +289,9 @@ class ChaCha20Poly1305Cipher(AeadBase):
             if self._fresh:
                 self._next = AFTER_DECRYPT
                 return self._become_native().decrypt(ciphertext, output=output)
-            try:
-                view = self._judged_input(DECRYPT, ciphertext, output)
-            except Exception:
-                # pycryptodome counts the length and feeds the MAC before the
-                # cipher rejects a bad ``output`` (or the MAC a bad input).
-                self._mirror_failed_decrypt(ciphertext)
-                raise
-            stream = self._stream or self._open()
-            if stream.ct_len + len(ciphertext) > MESSAGE_LIMIT:
-                self._native_verdict(DECRYPT, ciphertext, output=_buffers.stand_in(output))
-            if view is not None and _aliased_output.aliased(view, output):
-                self._next = AFTER_DECRYPT
-                self._backing.slot.calls += 1
-                # Native MACs the ciphertext before its loop overwrites any of it.
-                self._stream_call(
-                    DECRYPT, _aliased_output.decrypt(self._native_chacha, view, output)
-                )
+            ciphertext = self._mid_message_bytes(DECRYPT, ciphertext, output)
+            if ciphertext is ALIASED:
                 return None
-            ciphertext = _buffers.raw_bytes(ciphertext)
         stream = self._stream or self._open()
         if stream.ct_len + len(ciphertext) > MESSAGE_LIMIT:
             self._native_verdict(DECRYPT, ciphertext, output=output)
@@ -326,7 +307,11 @@ class ChaCha20Poly1305Cipher(AeadBase):
         self._native_verdict(method, data)
         raise TypeError("%s() cannot be called after the message is finished" % method)
 
-    def _mirror_failed_decrypt(self, ciphertext: Any) -> None:
+    def _mirror_refused(self, method: str, ciphertext: Any) -> None:
+        """pycryptodome counts the length and feeds the MAC before the cipher
+        rejects a bad ``output`` (or the MAC a bad input)."""
+        if method != DECRYPT:
+            return
         try:
             length = len(ciphertext)
         except TypeError:
@@ -354,7 +339,7 @@ class ChaCha20Poly1305Cipher(AeadBase):
                 pass
             # Native accepted it for comparison; 3.x hashes None as no data.
             received_mac_tag = b"" if received_mac_tag is None else bytes(received_mac_tag)
-        if compare_digest(self._compute_tag(), bytes(received_mac_tag)):
+        if compare_digest(self._finish(), bytes(received_mac_tag)):
             return None
         raise ValueError("MAC check failed")
 
@@ -395,7 +380,8 @@ class ChaCha20Poly1305Cipher(AeadBase):
 
     # -- helpers -----------------------------------------------------------
 
-    def _compute_tag(self) -> bytes:
+    def _finish(self) -> bytes:
+        """The tag, computed once (digest() and verify())."""
         tag = self._tag
         if tag is None:
             stream = self._stream or self._open(claim=self._failed_ciphertext is None)
