@@ -22,6 +22,7 @@ import accel_agent
 from accel_agent import activation, instrument, registry, savings, shadow
 from helpers import clean_environment, run_python
 from shadow_cases import CASES
+from transparency_helpers import natively
 
 CASES_SCRIPT = Path(__file__).resolve().parent / "shadow_cases.py"
 GROUPS = tuple(CASES)
@@ -274,6 +275,163 @@ def test_randomized_outputs_are_uncomparable_not_mismatches(shadowed):
     summary = savings.shadow_summary()
     assert summary["mismatches"] == {}
     assert summary["uncomparable"] >= 1
+
+
+def _native(call):
+    """What native pycryptodome does with ``call()``: ("returned", value) or ("raised", type)."""
+    with natively():
+        return _outcome(call)
+
+
+def _outcome(call):
+    try:
+        return ("returned", call())
+    except Exception as exc:  # noqa: BLE001 - the exception's type is the outcome
+        return ("raised", type(exc))
+
+
+def _ctr(aes):
+    return aes.new(b"k" * 16, aes.MODE_CTR, nonce=b"n" * 8)
+
+
+def test_an_input_beside_the_output_reaches_native_as_given(shadowed):
+    """A strided view (of a buffer other than the output's) reaches native's side unchanged.
+
+    Native refuses it (BufferError); a bytes copy, which it accepts, would
+    make a mismatch of the agent's right answer and hand the caller a result.
+    """
+    from Crypto.Cipher import AES
+
+    def call():
+        backing = bytearray(range(64))
+        return _ctr(AES).encrypt(memoryview(backing)[::2], output=bytearray(32))
+
+    expected = _native(call)
+    assert expected[0] == "raised"
+    assert _outcome(call) == expected
+    summary = savings.shadow_summary()
+    assert summary["mismatches"] == {} and summary["comparisons"] >= 1
+    assert registry.choice("aes-ctr").provider_name != "native"
+
+
+def test_an_input_over_the_output_memory_another_way_is_not_comparable(shadowed):
+    """An array built over the output's own bytes cannot be reproduced for native: uncomparable."""
+    import ctypes
+
+    from Crypto.Cipher import AES
+
+    buffer = bytearray(b"p" * 32)
+    # The output's memory through another exporter (a ctypes array): no view of the bytearray.
+    alias = memoryview((ctypes.c_char * 32).from_buffer(buffer))
+    assert _ctr(AES).encrypt(alias, output=buffer) is None
+    alias.release()
+    instrument.disable()
+    assert buffer == _ctr(AES).encrypt(b"p" * 32)
+    summary = savings.shadow_summary()
+    assert summary["mismatches"] == {} and summary["uncomparable"] >= 1
+
+
+def test_the_callers_own_code_is_not_run_twice(shadowed):
+    """A decoder of the caller's runs once, as natively: native's side is not run with it."""
+    ecdsa = pytest.importorskip("ecdsa")
+    from ecdsa import util
+
+    key = ecdsa.SigningKey.from_secret_exponent(12345, curve=ecdsa.NIST256p)
+    digest = bytes(range(32))
+    with_k = key.sign_digest(digest, sigencode=util.sigencode_string, k=777)
+    seen = []
+
+    def decoder(signature, order):
+        seen.append(len(signature))
+        return util.sigdecode_string(signature, order)
+
+    before = savings.shadow_summary()["uncomparable"]
+    assert key.verifying_key.verify_digest(with_k, digest, sigdecode=decoder) is True
+    assert seen == [64]  # natively: one call
+    summary = savings.shadow_summary()
+    assert summary["mismatches"] == {}
+    if registry.choice("ecdsa-p256").provider_name != "native":
+        assert summary["uncomparable"] > before
+    seen.clear()
+    # The library's own decoder is no code of the caller's: compared as before.
+    compared = summary["comparisons"]
+    assert key.verifying_key.verify_digest(with_k, digest, sigdecode=util.sigdecode_string)
+    if registry.choice("ecdsa-p256").provider_name != "native":
+        assert savings.shadow_summary()["comparisons"] > compared
+
+
+def test_a_native_twin_that_breaks_itself_leaves_the_caller_the_agents_answer(shadowed):
+    """Native GcmMode, after a rejected multi-byte-item view mid-message, fails an assertion
+    on every later call; the agent's object goes on (a divergence kept on purpose). Shadow
+    mode gives the caller the agent's answer, not native's AssertionError."""
+    from Crypto.Cipher import AES
+
+    cipher = AES.new(bytes(16), AES.MODE_GCM, nonce=bytes(12))
+    cipher.decrypt(bytes(32))
+    with pytest.raises(ValueError):
+        cipher.decrypt(memoryview(bytearray(48)).cast("H"))
+    later = cipher.decrypt(bytes(16))
+    instrument.disable()
+    reference = AES.new(bytes(16), AES.MODE_GCM, nonce=bytes(12))
+    assert later == reference.decrypt(bytes(48))[32:]
+    summary = savings.shadow_summary()
+    assert summary["mismatches"] == {} and summary["uncomparable"] >= 1
+    assert registry.choice("aes-gcm").provider_name != "native"
+
+
+class _Buffer(bytearray):
+    """A bytearray that a weak reference can watch."""
+
+
+def _rejected_view_is_freed_at_once() -> bool:
+    """Whether a rejected buffer is freed by its last reference going, with no collection."""
+    import gc
+    import weakref
+
+    from Crypto.Cipher import AES
+
+    buffer = _Buffer(48)
+    watch = weakref.ref(buffer)
+    cipher = AES.new(bytes(16), AES.MODE_GCM, nonce=bytes(12))
+    cipher.decrypt(bytes(32))
+    view = memoryview(buffer).cast("H")
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        try:
+            cipher.decrypt(view)
+        except ValueError:
+            pass
+        del view, buffer, cipher
+        return watch() is None
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def test_a_raised_error_leaves_no_cycle_over_the_callers_buffer(shadowed):
+    """A kept exception's traceback holds the frames that keep it: shadow's outcomes once made
+    such cycles over the caller's buffers, and a collection clearing a memoryview that C code
+    still exported crashed the process (native GcmMode's rejected buffer). Natively the buffer
+    goes with its last reference; so it does in shadow mode."""
+    assert _rejected_view_is_freed_at_once()
+    assert savings.shadow_summary()["comparisons"] >= 2
+    with natively():
+        assert _rejected_view_is_freed_at_once()
+
+
+def test_one_function_under_two_names_stays_one(shadowed):
+    """Natively Hash.RIPEMD's ``new`` is Hash.RIPEMD160's (imported from it): one wrapper."""
+    from Crypto.Hash import RIPEMD, RIPEMD160
+
+    with natively():
+        assert RIPEMD.new is RIPEMD160.new
+    assert getattr(RIPEMD160.new, "__accel_instrumented__", False)
+    assert RIPEMD.new is RIPEMD160.new
+    assert RIPEMD.new(b"abc").hexdigest() == "8eb208f7e05d987a9b044a8e98c6b087f15a0bfc"
+    instrument.disable()
+    assert RIPEMD.new is RIPEMD160.new
+    assert not getattr(RIPEMD160.new, "__accel_instrumented__", False)
 
 
 def test_off_by_default_nothing_is_wrapped(agent_state):

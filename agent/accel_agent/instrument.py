@@ -29,6 +29,7 @@ from __future__ import annotations
 import functools
 import inspect
 import random
+import sys
 import threading
 import time
 import types
@@ -153,8 +154,6 @@ def disable() -> None:
 
 
 def _module(name: str) -> Any:
-    import sys
-
     return sys.modules.get(name)
 
 
@@ -196,6 +195,15 @@ def _on_patch(module: Any, name: str, replacement: Any, original: Any) -> Any:
         return replacement
     if not callable(original) or isinstance(original, type):
         return replacement
+    if _settings["shadow"]:
+        # One function under two names natively (Hash.RIPEMD's new is
+        # Hash.RIPEMD160's, which a target copies, wrapper and all) stays one.
+        for other in list(_entries.values()):
+            if other.original is original and replacement in (other.replacement, other.wrapper):
+                alias = _Entry(module, name, other.replacement, original)
+                alias.wrapper = other.wrapper
+                _entries[(module.__name__, name)] = alias
+                return alias.wrapper
     entry = _entries[(module.__name__, name)] = _Entry(module, name, replacement, original)
     entry.wrapper = _wrapper(entry)
     if _settings["shadow"]:
@@ -355,7 +363,8 @@ def _measure_call(entry: _Entry, args: tuple, kwargs: dict, compare: bool) -> sh
         if followable:
             _follow(agent.value, None, primitives, stats, site, size, agent_ns)
         return agent
-    if outputs is None:
+    if outputs is None or _calls_back(args, kwargs):
+        # Native's side cannot redo this call unseen (an object made so goes unfollowed).
         (stats or savings.primitive(shadow.UNKNOWN)).uncomparable += 1
         return agent
     shadow.corrupt_if_asked(primitives, method, agent, outputs)
@@ -389,7 +398,9 @@ def _measure_call(entry: _Entry, args: tuple, kwargs: dict, compare: bool) -> sh
     judged.comparisons += 1
     if shadow.same_outcome(agent, native, outputs):
         return agent
-    if _native_choked_on_ours(agent, native, args, kwargs):
+    if shadow.native_broke_itself(agent, native) or _native_choked_on_ours(
+        agent, native, args, kwargs
+    ):
         judged.comparisons -= 1
         judged.uncomparable += 1
         return agent
@@ -400,6 +411,22 @@ def _measure_call(entry: _Entry, args: tuple, kwargs: dict, compare: bool) -> sh
     shadow.mismatch(named, method, size)
     shadow.give_native_outputs(outputs)
     return native
+
+
+# The standard library's top-level names, whose functions a call may be handed
+# (sys.stdlib_module_names from Python 3.10; before it, the likely few).
+_STANDARD_LIBRARY = frozenset(
+    getattr(sys, "stdlib_module_names", ("builtins", "functools", "hashlib", "hmac", "os"))
+)
+
+
+def _calls_back(args: tuple, kwargs: dict) -> bool:
+    """Whether the call hands over the caller's own code (:func:`shadow.calls_back`)."""
+    if not any(callable(value) for value in args + tuple(kwargs.values())):
+        return False
+    libraries = {name.split(".")[0] for name in patching.patched_names()}
+    libraries.update(_STANDARD_LIBRARY, ("accel_agent",))
+    return shadow.calls_back(args, kwargs, frozenset(libraries))
 
 
 def _matched_twin(
@@ -424,7 +451,7 @@ def _matched_twin(
 def _native_run(function: Callable, args: tuple, kwargs: dict) -> shadow.Outcome:
     _native_side[0] += 1
     try:
-        return shadow.Outcome.of(function, args, kwargs)
+        return shadow.Outcome.of(function, args, kwargs).detached()
     finally:
         _native_side[0] -= 1
 
@@ -443,8 +470,6 @@ def _randomized(native: shadow.Outcome, function: Callable, args: tuple, kwargs:
 
 def _agent_made(value: Any) -> bool:
     """Whether ``value`` is one of the agent's objects (a hash object it made, followed or not)."""
-    import sys
-
     kind = type(value)
     if getattr(kind, "__accel_follower__", False):
         return True
@@ -588,8 +613,6 @@ def _register_like(cls: type, follower: type) -> None:
     follower in it a followed hash object handed to PBKDF2 would be taken
     for a foreign one.
     """
-    import sys
-
     hashes = sys.modules.get("accel_agent.targets.pycryptodome.hashes")
     wrappers = getattr(hashes, "WRAPPERS", None)
     if isinstance(wrappers, set) and cls in wrappers:
@@ -676,7 +699,7 @@ def _followed_call(
         if made and agent.value is not obj:
             _follow(agent.value, None, followed.primitives, followed.stats, followed.site)
         return agent
-    if outputs is None:
+    if outputs is None or _calls_back(args, kwargs):
         # The twin cannot follow this call: the object goes on unobserved.
         _followed.pop(id(obj), None)
         stats.uncomparable += 1
@@ -696,6 +719,11 @@ def _followed_call(
     else:
         same = shadow.same_outcome(agent, native, outputs)
     if same:
+        return agent
+    if shadow.native_broke_itself(agent, native):
+        _followed.pop(id(obj), None)  # its twin is broken for good
+        stats.comparisons -= 1
+        stats.uncomparable += 1
         return agent
     if _native_choked_on_ours(agent, native, args, kwargs):
         stats.comparisons -= 1

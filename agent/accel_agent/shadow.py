@@ -25,6 +25,7 @@ duration of each test): neither alone turns it on.
 
 from __future__ import annotations
 
+import functools
 import os
 from hmac import compare_digest
 
@@ -58,9 +59,32 @@ class Outcome:
             return cls(None, exc)
 
     def result(self) -> Any:
-        if self.error is not None:
-            raise self.error
-        return self.value
+        """The value, or the error raised; once: the outcome lets go of its error.
+
+        A kept exception holds its traceback, whose frames hold the
+        outcomes (and the caller's buffers, and the C buffers exported from
+        them): a cycle native code never makes. Left to the garbage
+        collector, such a cycle can clear a memoryview that C still exports
+        (a crash in pycryptodome's GCM); so the outcome lets go of the error
+        it raises, and native's side keeps none (:meth:`detached`).
+        """
+        error = self.error
+        if error is None:
+            return self.value
+        self.error = None
+        try:
+            raise error
+        finally:
+            del error
+
+    def detached(self) -> Outcome:
+        """This outcome with its error's tracebacks dropped: it holds no frame (native's side)."""
+        error, seen = self.error, set()
+        while error is not None and id(error) not in seen:
+            seen.add(id(error))
+            error.__traceback__ = None
+            error = error.__cause__ or error.__context__
+        return self
 
 
 def inputs_for_native(args: tuple, kwargs: dict) -> tuple[tuple, dict, list | None]:
@@ -70,8 +94,10 @@ def inputs_for_native(args: tuple, kwargs: dict) -> tuple[tuple, dict, list | No
     so native gets the very same objects. With one, the buffer may overlap an
     input (in place, or further on): before the agent's call, the bytearray
     under the output is copied, and native gets views of the copy at the same
-    offsets, so it meets the same overlap on the same bytes; other writable
-    buffers are copied. ``outputs`` pairs the caller's buffer with native's.
+    offsets, so it meets the same overlap on the same bytes; every other
+    argument is handed over as it is, provided it is provably apart from the
+    output's memory (else the call is not comparable). ``outputs`` pairs the
+    caller's buffer with native's.
     """
     output = kwargs.get("output")
     if output is None:
@@ -99,18 +125,6 @@ def inputs_for_native(args: tuple, kwargs: dict) -> tuple[tuple, dict, list | No
     return native_args, native_kwargs, [(output, native_kwargs["output"])]
 
 
-def _snapshot(value: Any) -> Any:
-    """A writable byte buffer's bytes now (the agent's call may write into it)."""
-    if isinstance(value, (bytearray, memoryview)):
-        try:
-            view = memoryview(value)
-        except TypeError:
-            return value
-        if view.ndim == 1 and view.format in ("B", "b", "c") and not view.readonly:
-            return bytes(view)
-    return value
-
-
 class _NotComparable(Exception):
     """An argument's overlap with the output cannot be reproduced for native."""
 
@@ -136,7 +150,65 @@ def _remapped(value: Any, base: bytearray, copy: bytearray) -> Any:
             offset = _address(value) - _address(base)
             twin = memoryview(copy)[offset : offset + value.nbytes]
         return twin.toreadonly() if value.readonly else twin
-    return _snapshot(value)
+    if _apart(value, base):
+        return value  # the agent's call cannot change it: native gets it as the caller gave it
+    raise _NotComparable
+
+
+def _apart(value: Any, base: bytearray) -> bool:
+    """Whether ``value`` is no buffer over ``base``'s memory (the output's), provably.
+
+    Native must get such a value as it is: a copy of another type or shape
+    (bytes for a strided view) could be accepted where the value is refused.
+    """
+    kind = type(value)
+    if kind is bytes or kind is bytearray:
+        return True  # immutable, or memory of its own
+    try:
+        view = memoryview(value)
+    except TypeError:
+        return True  # no buffer: nothing the output's bytes could change
+    if view.obj is base:
+        return False
+    if type(view.obj) in (bytes, bytearray) or not view.nbytes:
+        return True
+    if view.readonly or not view.c_contiguous or not base:
+        return False  # memory whose address is not at hand: it may lie over the output's
+    start, first = _address(view), _address(base)
+    return start + view.nbytes <= first or first + len(base) <= start
+
+
+def calls_back(args: tuple, kwargs: dict, libraries: frozenset[str]) -> bool:
+    """Whether a call hands over code of the caller's own (a callback, a random source).
+
+    Native's side would run that code a second time, which the caller can
+    see (a decoder that counts its calls, a seeded generator that moves on):
+    such a call is not comparable. Code is the caller's unless it is a
+    function or a class of ``libraries`` (the patched libraries, the agent,
+    the standard library) or a function of a C module; a bound method is the
+    caller's whatever its class, as its object's state is.
+    """
+    return any(_callers_code(value, libraries) for value in args + tuple(kwargs.values()))
+
+
+def _callers_code(value: Any, libraries: frozenset[str]) -> bool:
+    import types
+
+    if not callable(value) or isinstance(value, type):
+        return False
+    if isinstance(value, types.BuiltinFunctionType):  # builtin_function_or_method
+        return not isinstance(value.__self__, types.ModuleType) and value.__self__ is not None
+    if isinstance(value, types.FunctionType):
+        module = getattr(value, "__module__", None) or ""
+        return module.split(".")[0] not in libraries
+    if isinstance(value, functools.partial):
+        return _callers_code(value.func, libraries) or calls_back(
+            value.args, value.keywords, libraries
+        )
+    if isinstance(value, types.MethodType):
+        return True
+    # An object with __call__ (the agent's compiled fast paths, a caller's class)
+    return type(value).__module__.split(".")[0] not in libraries
 
 
 def _same_value(mine: Any, theirs: Any) -> bool:
@@ -172,6 +244,18 @@ def same_outcome(mine: Outcome, theirs: Outcome, outputs: list) -> bool:
         if not compare_digest(memoryview(caller_buffer).tobytes(), bytes(native_buffer)):
             return False
     return True
+
+
+def native_broke_itself(mine: Outcome, theirs: Outcome) -> bool:
+    """Native failed an assertion of its own where the agent did not: no answer to compare.
+
+    An ``AssertionError`` is no outcome of pycryptodome's API but a broken
+    internal state: native ``GcmMode`` after a rejected multi-byte-item view
+    mid-message, whose GHASH and CTR halves then disagree, fails one on every
+    later call, where the agent's object (a divergence kept on purpose) goes
+    on. The caller keeps the agent's outcome; an object goes on unobserved.
+    """
+    return isinstance(theirs.error, AssertionError) and not isinstance(mine.error, AssertionError)
 
 
 def same_facts(mine: Any, theirs: Any, names: tuple[str, ...]) -> bool:
