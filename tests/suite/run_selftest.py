@@ -3,6 +3,7 @@
     python tests/suite/run_selftest.py [--flavour Crypto|Cryptodome ...] [--skip-slow]
                                        [--select EXPR] [--parallel] [--json-out FILE]
                                        [--native recorded|live|record]
+                                       [--agent-mode quiet|shadow]
 
 For each flavour (``Crypto`` = pycryptodome, ``Cryptodome`` = pycryptodomex;
 default: every one installed) the suite runs twice, each time in a fresh
@@ -33,6 +34,12 @@ when anything differs, or no record fits, the native run is made after all
 and the two are compared as without a record, so a difference is always
 shown test by test against a live native run. ``--native live`` always
 runs native.
+
+``--agent-mode shadow`` runs the agent's side in shadow mode at rate 1
+(``ACCEL_AGENT=shadow``, ``ACCEL_AGENT_SHADOW_RATE=1``): every accelerated
+call is done natively too and compared, and what the suite sees must still
+be native's. The verdict then holds ``accel_agent.status()["shadow"]``'s
+counts (comparisons, uncomparable, mismatches), and a mismatch fails it.
 """
 
 from __future__ import annotations
@@ -52,6 +59,7 @@ from pathlib import Path
 
 FLAVOURS = ("Crypto", "Cryptodome")
 MODES = {"native": "off", "agent": "quiet"}
+AGENT_MODES = ("quiet", "shadow")  # ACCEL_AGENT of the agent's run
 EXIT_OK, EXIT_DIFFERENT, EXIT_BROKEN = 0, 1, 2
 CHILD_TIMEOUT = 3600
 FAILED_OUTCOMES = ("failed", "error")
@@ -280,9 +288,22 @@ def child_main(flavour: str, mode: str, skip_slow: bool, select: str | None, out
             if module.split(".")[0] == flavour
             for name in names
         ),
+        shadow=_shadow_counts(summary.get("shadow")),
     )
     Path(out).write_text(json.dumps(results))
     return EXIT_OK
+
+
+def _shadow_counts(shadow: dict | None) -> dict | None:
+    """Shadow mode's figures for the verdict (None: shadow mode was off)."""
+    if not shadow or not shadow.get("on"):
+        return None
+    return {
+        "rate": shadow["rate"],
+        "comparisons": shadow["comparisons"],
+        "uncomparable": shadow["uncomparable"],
+        "mismatches": shadow["mismatches"],
+    }
 
 
 def _cpu_features(flavour: str) -> dict:
@@ -327,12 +348,14 @@ def installed_flavours(python: str) -> list[str]:
 def _child_env(agent_mode: str) -> dict:
     env = dict(os.environ)
     env["ACCEL_AGENT"] = agent_mode
+    if agent_mode == "shadow":
+        env["ACCEL_AGENT_SHADOW_RATE"] = "1"
     env.pop("PYTEST_ADDOPTS", None)  # the outer pytest's options are not the suite's
     env.pop("PYTEST_XDIST_WORKER", None)
     return env
 
 
-def _start(python, flavour, mode, skip_slow, select, work: Path):
+def _start(python, flavour, mode, skip_slow, select, work: Path, agent_mode="quiet"):
     out = work / ("%s-%s.json" % (flavour, mode))
     log = work / ("%s-%s.log" % (flavour, mode))
     command = [python, str(Path(__file__).resolve()), "--child", mode, "--flavour", flavour]
@@ -345,7 +368,7 @@ def _start(python, flavour, mode, skip_slow, select, work: Path):
         process = subprocess.Popen(
             command,
             cwd=work,  # no conftest.py or pytest configuration of this repository
-            env=_child_env(MODES[mode]),
+            env=_child_env(agent_mode if mode == "agent" else MODES[mode]),
             stdin=subprocess.DEVNULL,
             stdout=log_file,
             stderr=subprocess.STDOUT,
@@ -550,7 +573,15 @@ def compare(flavour: str, native: dict, agent: dict) -> dict:
         patched=agent["patched"],
         logs={"native": native["log"], "agent": agent["log"]},
     )
-    verdict["ok"] = not differing and not idle and bool(agent["patched"])
+    shadow = agent.get("shadow")
+    if shadow is not None:
+        verdict["shadow"] = shadow
+    verdict["ok"] = (
+        not differing
+        and not idle
+        and bool(agent["patched"])
+        and not (shadow and shadow["mismatches"])
+    )
     if not agent["patched"]:
         verdict["problems"] = ["the agent patched nothing in %s" % flavour]
     return verdict
@@ -596,6 +627,18 @@ def _print_verdict(verdict: dict) -> None:
             print("    " + detail.strip().splitlines()[-1][:300])
     calls = ", ".join("%s=%d" % kv for kv in verdict["calls"].items()) or "none"
     print("  accelerated calls under the agent: %s" % calls)
+    shadow = verdict.get("shadow")
+    if shadow is not None:
+        print(
+            "  shadow mode at rate %s: %d comparisons, %d uncomparable, %d mismatches%s"
+            % (
+                shadow["rate"],
+                shadow["comparisons"],
+                shadow["uncomparable"],
+                sum(len(found) for found in shadow["mismatches"].values()),
+                (" (%s)" % ", ".join(sorted(shadow["mismatches"]))) if shadow["mismatches"] else "",
+            )
+        )
     if verdict["accelerated_without_calls"]:
         print(
             "  ACCELERATED BUT NEVER CALLED: %s" % ", ".join(verdict["accelerated_without_calls"])
@@ -603,20 +646,26 @@ def _print_verdict(verdict: dict) -> None:
     print("  %s: %s" % (flavour, "same results as native" if verdict["ok"] else "NOT TRANSPARENT"))
 
 
-def _run_modes(python, flavour, modes, skip_slow, select, parallel, work: Path) -> dict:
+def _run_modes(
+    python, flavour, modes, skip_slow, select, parallel, work: Path, agent_mode="quiet"
+) -> dict:
     """Run the suite in each of ``modes`` (at once with ``parallel``); their results by mode."""
     runs = {}
     pending: list = []
     try:
         if parallel:
             started = time.monotonic()
-            pending = [(m, _start(python, flavour, m, skip_slow, select, work)) for m in modes]
+            pending = [
+                (m, _start(python, flavour, m, skip_slow, select, work, agent_mode)) for m in modes
+            ]
             for mode, (process, out, log) in pending:
                 runs[mode] = _finish(process, out, log, started)
         else:
             for mode in modes:
                 started = time.monotonic()
-                pending = [(mode, _start(python, flavour, mode, skip_slow, select, work))]
+                pending = [
+                    (mode, _start(python, flavour, mode, skip_slow, select, work, agent_mode))
+                ]
                 runs[mode] = _finish(*pending[0][1], started)
     finally:  # interrupted (Ctrl-C, a timeout of the caller): leave no suite running
         for _, (process, _out, _log) in pending:
@@ -626,12 +675,16 @@ def _run_modes(python, flavour, modes, skip_slow, select, parallel, work: Path) 
     return runs
 
 
-def run(python, flavours, skip_slow, select, parallel, work: Path, native="live") -> dict:
+def run(
+    python, flavours, skip_slow, select, parallel, work: Path, native="live", agent_mode="quiet"
+) -> dict:
     verdicts = {}
     for flavour in flavours:
         runs, source = {}, "run now"
         if native == "recorded":
-            runs = _run_modes(python, flavour, ["agent"], skip_slow, select, parallel, work)
+            runs = _run_modes(
+                python, flavour, ["agent"], skip_slow, select, parallel, work, agent_mode
+            )
             recorded, source = recorded_native(runs["agent"], skip_slow, select)
             if recorded is None:
                 print("%s: native runs now: %s" % (flavour, source))
@@ -641,7 +694,9 @@ def run(python, flavours, skip_slow, select, parallel, work: Path, native="live"
             else:
                 runs["native"] = recorded
         else:
-            runs = _run_modes(python, flavour, list(MODES), skip_slow, select, parallel, work)
+            runs = _run_modes(
+                python, flavour, list(MODES), skip_slow, select, parallel, work, agent_mode
+            )
             if native == "record" and "problem" not in runs["native"]:
                 print("%s: native outcomes recorded in %s" % (
                     flavour, write_record(runs["native"], skip_slow, select)))
@@ -655,6 +710,7 @@ def run(python, flavours, skip_slow, select, parallel, work: Path, native="live"
         "skip_slow": skip_slow,
         "select": select,
         "native": native,
+        "agent_mode": agent_mode,
         "flavours": verdicts,
     }
 
@@ -677,6 +733,13 @@ def main(argv=None) -> int:
         help="recorded: a fitting record of native's outcomes stands in for the native run "
         "(the default); live: run native always; record: run both and record native's",
     )
+    parser.add_argument(
+        "--agent-mode",
+        choices=AGENT_MODES,
+        default="quiet",
+        help="the agent's run: quiet (the default), or shadow (shadow mode at rate 1: every "
+        "accelerated call compared with native; the verdict counts the comparisons)",
+    )
     parser.add_argument("--child", choices=MODES, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
 
@@ -695,7 +758,14 @@ def main(argv=None) -> int:
     else:
         work = Path(tempfile.mkdtemp(prefix="accel-selftest-"))
     verdict = run(
-        args.python, flavours, args.skip_slow, args.select, args.parallel, work, args.native
+        args.python,
+        flavours,
+        args.skip_slow,
+        args.select,
+        args.parallel,
+        work,
+        args.native,
+        args.agent_mode,
     )
     if args.json_out:
         Path(args.json_out).write_text(json.dumps(verdict, indent=1))

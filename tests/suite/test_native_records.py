@@ -23,7 +23,8 @@ REPO = Path(__file__).resolve().parents[2]
 INTERNALS = "Crypto/SelfTest/Hash/test_BLAKE2.py::TestBlake2bRawCopy::test_copy"
 
 
-def _run(outcomes: dict[str, str], **facts) -> dict:
+def a_run(outcomes: dict[str, str], **facts) -> dict:
+    """A child's results, made by hand (test_agent_mode.py builds on it too)."""
     run = {
         "flavour": "Crypto",
         "version": "9.9.9",
@@ -50,12 +51,12 @@ NATIVE = {"t.py::a": "passed", "t.py::b": "skipped", "t.py::c": "failed", INTERN
 @pytest.fixture
 def records(tmp_path, monkeypatch):
     monkeypatch.setattr(run_selftest, "RECORDS", tmp_path)
-    run_selftest.write_record(_run(NATIVE), skip_slow=False, select=None)
+    run_selftest.write_record(a_run(NATIVE), skip_slow=False, select=None)
     return tmp_path
 
 
 def test_a_fitting_record_gives_native_outcomes(records):
-    agent = _run({**NATIVE, INTERNALS: "failed"})  # the accepted internals test differs
+    agent = a_run({**NATIVE, INTERNALS: "failed"})  # the accepted internals test differs
     native, source = run_selftest.recorded_native(agent, skip_slow=False, select=None)
     assert source.startswith("recorded ")
     assert native["outcomes"] == NATIVE
@@ -77,7 +78,7 @@ def test_a_fitting_record_gives_native_outcomes(records):
     ids=["pass-to-fail", "fail-to-pass", "missing", "extra", "internals-missing"],
 )
 def test_any_other_outcome_refuses_the_record(records, outcomes):
-    native, source = run_selftest.recorded_native(_run(outcomes), skip_slow=False, select=None)
+    native, source = run_selftest.recorded_native(a_run(outcomes), skip_slow=False, select=None)
     assert native is None
     assert "not the recorded native ones" in source
 
@@ -95,7 +96,7 @@ def test_any_other_outcome_refuses_the_record(records, outcomes):
     ids=["version", "vectors", "python", "machine", "cpu", "select"],
 )
 def test_other_facts_refuse_the_record(records, facts, options):
-    agent = _run(NATIVE, **facts)
+    agent = a_run(NATIVE, **facts)
     native, source = run_selftest.recorded_native(
         agent, skip_slow=False, select=options.get("select")
     )
@@ -104,7 +105,7 @@ def test_other_facts_refuse_the_record(records, facts, options):
 
 
 def test_no_record_for_the_skip_slow_run(records):
-    native, source = run_selftest.recorded_native(_run(NATIVE), skip_slow=True, select=None)
+    native, source = run_selftest.recorded_native(a_run(NATIVE), skip_slow=True, select=None)
     assert native is None
     assert "no record" in source
 
@@ -112,7 +113,7 @@ def test_no_record_for_the_skip_slow_run(records):
 def test_a_record_of_a_selection_is_refused(tmp_path, monkeypatch):
     monkeypatch.setattr(run_selftest, "RECORDS", tmp_path)
     with pytest.raises(SystemExit):
-        run_selftest.write_record(_run(NATIVE), skip_slow=False, select="AES")
+        run_selftest.write_record(a_run(NATIVE), skip_slow=False, select="AES")
 
 
 def test_a_record_names_only_the_tests_that_did_not_pass(records):
