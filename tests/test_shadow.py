@@ -434,6 +434,28 @@ def test_one_function_under_two_names_stays_one(shadowed):
     assert not getattr(RIPEMD160.new, "__accel_instrumented__", False)
 
 
+def test_an_attribute_the_caller_sets_ends_the_following(shadowed):
+    """pycryptodome's suite sets ``_msg_len`` to start a GCM object near its limit: the twin
+    cannot follow that, so the object goes on unobserved, answering as the agent's alone."""
+    from Crypto.Cipher import AES, _mode_gcm
+
+    limit = getattr(_mode_gcm, "_MAX_MSG_LEN", None)
+    if limit is None:
+        pytest.skip("this pycryptodome has no GCM message limit to start near")
+
+    def near_the_limit():
+        cipher = AES.new(bytes(16), AES.MODE_GCM, nonce=bytes(12))
+        cipher._msg_len = limit - 1
+        calls = (bytes(2), bytes(1), bytes(1))
+        return [_outcome(lambda data=data: cipher.encrypt(data)) for data in calls]
+
+    expected = _native(near_the_limit)[1]
+    assert [kind for kind, _ in expected] == ["raised", "returned", "raised"]
+    assert near_the_limit() == expected
+    summary = savings.shadow_summary()
+    assert summary["mismatches"] == {} and summary["uncomparable"] >= 1
+
+
 def test_off_by_default_nothing_is_wrapped(agent_state):
     activation.activate("quiet")
     from accel_agent import patching

@@ -593,6 +593,8 @@ def _follower_class(cls: type) -> type | None:
             namespace[name] = _followed_method(name, base_method)
         if inspect.getattr_static(cls, "__copy__", None) is not None:
             namespace["__copy__"] = _followed_copy(cls.__copy__)
+        namespace["__setattr__"] = _unfollowing(cls.__setattr__)
+        namespace["__delattr__"] = _unfollowing(cls.__delattr__)
         try:
             follower = type(cls.__name__, (cls,), namespace)
             follower.__qualname__ = cls.__qualname__
@@ -645,6 +647,27 @@ def _followed_method(name: str, base_method: Callable) -> Callable:
     method.__qualname__ = getattr(base_method, "__qualname__", name)
     method.__doc__ = getattr(base_method, "__doc__", None)
     return method
+
+
+def _unfollowing(base: Callable) -> Callable:
+    """``__setattr__``/``__delattr__`` of a follower: the caller's own change ends the following.
+
+    An attribute set from outside the object's methods (pycryptodome's suite
+    sets ``_msg_len`` on a GCM object to start near its limit) changes the
+    object but not its twin, which can then no longer follow it: the object
+    goes on unobserved, as the agent's alone. The agent's own changes, made
+    inside its methods, leave it followed.
+    """
+
+    def change(self, *args):
+        if not _busy():
+            followed = _followed.pop(id(self), None)
+            if followed is not None:
+                (followed.stats or savings.primitive(shadow.UNKNOWN)).uncomparable += 1
+        base(self, *args)
+
+    change.__name__ = base.__name__
+    return change
 
 
 def _followed_copy(base_copy: Callable) -> Callable:
