@@ -360,6 +360,33 @@ def test_the_callers_own_code_is_not_run_twice(shadowed):
         assert savings.shadow_summary()["comparisons"] > compared
 
 
+def test_a_nested_callback_is_the_callers_whatever_its_module(shadowed):
+    """pycryptodome's own suite (in its package) hands OAEP a nested mask function that counts
+    its calls: it is the caller's code, run as often as natively, not once more for native."""
+    from Crypto.Cipher import PKCS1_OAEP
+    from Crypto.PublicKey import RSA
+
+    key = RSA.import_key((Path(__file__).parent / "fixtures" / "shadow_rsa_2048.pem").read_bytes())
+    calls: list[int] = []
+
+    def mask(seed, length):
+        calls.append(length)
+        return b"\x00" * length
+
+    mask.__module__ = "Crypto.SelfTest.Cipher.test_pkcs1_oaep"  # where the suite's is defined
+
+    def seal():
+        calls.clear()
+        PKCS1_OAEP.new(key.public_key(), mgfunc=mask).encrypt(b"secret")
+        return len(calls)
+
+    with natively():
+        expected = seal()
+    assert expected == 2
+    assert seal() == expected
+    assert savings.shadow_summary()["mismatches"] == {}
+
+
 def test_a_native_twin_that_breaks_itself_leaves_the_caller_the_agents_answer(shadowed):
     """Native GcmMode, after a rejected multi-byte-item view mid-message, fails an assertion
     on every later call; the agent's object goes on (a divergence kept on purpose). Shadow

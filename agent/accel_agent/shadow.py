@@ -182,11 +182,15 @@ def calls_back(args: tuple, kwargs: dict, libraries: frozenset[str]) -> bool:
     """Whether a call hands over code of the caller's own (a callback, a random source).
 
     Native's side would run that code a second time, which the caller can
-    see (a decoder that counts its calls, a seeded generator that moves on):
-    such a call is not comparable. Code is the caller's unless it is a
-    function or a class of ``libraries`` (the patched libraries, the agent,
-    the standard library) or a function of a C module; a bound method is the
-    caller's whatever its class, as its object's state is.
+    see (a decoder that counts its calls, a test's generator that hands out
+    a fixed stream): such a call is not comparable. Code is the caller's
+    unless it is a class, a function of a C module, or a module-level
+    function without a closure of ``libraries`` (the patched libraries, the
+    agent, the standard library) outside their test modules (pycryptodome
+    ships its tests in its package, ``Crypto.SelfTest``). Bound methods,
+    nested functions and objects with a ``__call__`` carry state, and are
+    the caller's whatever their module; the agent's own callables (its
+    compiled fast paths) are not.
     """
     return any(_callers_code(value, libraries) for value in args + tuple(kwargs.values()))
 
@@ -199,16 +203,18 @@ def _callers_code(value: Any, libraries: frozenset[str]) -> bool:
     if isinstance(value, types.BuiltinFunctionType):  # builtin_function_or_method
         return not isinstance(value.__self__, types.ModuleType) and value.__self__ is not None
     if isinstance(value, types.FunctionType):
-        module = getattr(value, "__module__", None) or ""
-        return module.split(".")[0] not in libraries
+        module = (getattr(value, "__module__", None) or "").split(".")
+        return (
+            value.__closure__ is not None
+            or "<locals>" in value.__qualname__
+            or module[0] not in libraries
+            or any(part.lower().startswith(("test", "selftest")) for part in module)
+        )
     if isinstance(value, functools.partial):
         return _callers_code(value.func, libraries) or calls_back(
             value.args, value.keywords, libraries
         )
-    if isinstance(value, types.MethodType):
-        return True
-    # An object with __call__ (the agent's compiled fast paths, a caller's class)
-    return type(value).__module__.split(".")[0] not in libraries
+    return type(value).__module__.split(".")[0] != "accel_agent"
 
 
 def _same_value(mine: Any, theirs: Any) -> bool:
