@@ -506,7 +506,7 @@ def _stateless(obj: Any) -> bool:
 class _Followed:
     """What follows one sampled object: its native twin, its primitives, its figures."""
 
-    __slots__ = ("twin", "primitives", "stats", "site", "native_only", "pending")
+    __slots__ = ("twin", "primitives", "stats", "site", "native_only", "pending", "lock")
 
     def __init__(
         self,
@@ -522,6 +522,11 @@ class _Followed:
         self.site = site
         self.native_only = False  # after a mismatch every call goes to the twin
         self.pending = pending  # (bytes, agent ns, native ns) of the making, until known
+        # Held for a call's agent side and twin side together: threads sharing
+        # the object (undefined natively, but never a crash) take turns, so the
+        # twin sees the calls in the object's order and no race passes for a
+        # mismatch. A shallow copy shares the state, and so the lock.
+        self.lock = threading.RLock()
 
     def identify(self, primitives: list[str]) -> None:
         self.primitives = primitives
@@ -543,6 +548,7 @@ def _follow(
     size: int = 0,
     agent_ns: int = 0,
     native_ns: int = 0,
+    lock: Any = None,
 ) -> bool:
     """Make ``obj`` followed; False (and nothing changed) where its class cannot be swapped."""
     cls = type(obj)
@@ -564,7 +570,10 @@ def _follow(
     except TypeError:
         judged.unfollowed += 1
         return False
-    _followed[key] = _Followed(twin, primitives, stats, site, (size, agent_ns, native_ns))
+    followed = _Followed(twin, primitives, stats, site, (size, agent_ns, native_ns))
+    _followed[key] = followed
+    if lock is not None:
+        followed.lock = lock
     return True
 
 
@@ -630,17 +639,18 @@ def _followed_method(name: str, base_method: Callable) -> Callable:
             return _native_only_call(self, followed, name, args, kwargs)
         if _busy():
             return base_method(self, *args, **kwargs)
-        _local.busy = True
-        _local.agent = None
-        try:
-            outcome = _followed_call(self, followed, name, base_method, args, kwargs)
-        except Exception as exc:  # noqa: BLE001 - a fault of the comparison, never the caller's
-            _followed.pop(id(self), None)  # its twin may have missed the call: stop following
-            outcome = _internal_error(
-                exc, lambda: shadow.Outcome.of(base_method, (self,) + args, kwargs)
-            )
-        finally:
-            _local.busy = False
+        with followed.lock:
+            _local.busy = True
+            _local.agent = None
+            try:
+                outcome = _followed_call(self, followed, name, base_method, args, kwargs)
+            except Exception as exc:  # noqa: BLE001 - a fault of the comparison, not the caller's
+                _followed.pop(id(self), None)  # its twin may have missed the call: stop following
+                outcome = _internal_error(
+                    exc, lambda: shadow.Outcome.of(base_method, (self,) + args, kwargs)
+                )
+            finally:
+                _local.busy = False
         return outcome.result()
 
     method.__name__ = name
@@ -689,7 +699,7 @@ def _followed_copy(base_copy: Callable) -> Callable:
         twin = None if followed.twin is None else copy.copy(followed.twin)
         if type(clone) is type(self):
             _SET_CLASS(clone, type(self).__mro__[1])  # made again a follower below
-        _follow(clone, twin, followed.primitives, followed.stats, followed.site)
+        _follow(clone, twin, followed.primitives, followed.stats, followed.site, lock=followed.lock)
         return clone
 
     return __copy__
