@@ -477,13 +477,10 @@ class Comparison:
         return self.calls.get(primitive, 0)
 
 
-def both(scenario, module, *args, **kwargs) -> Comparison:
-    """Run ``scenario(rec, module, ...)`` under the agent, then natively; fail on any difference.
+def _under_the_agent(scenario, module, *args, **kwargs) -> tuple[Recorder, dict, dict]:
+    """The scenario's run under the agent: its transcript, and the call counts before and after.
 
-    The native run must make no accelerated call (it would not be native).
-    A module the agent left alone (nothing in it accelerated here, say
-    ``ACCEL_AGENT_EXCLUDE=aes``) is compared all the same, trivially; one
-    whose patch *failed* is an error.
+    A module whose patch *failed* is an error (one the agent left alone is not).
     """
     ensure_agent()
     failure = patch_failure(module)
@@ -492,7 +489,18 @@ def both(scenario, module, *args, **kwargs) -> Comparison:
     agent = Recorder()
     before = call_counts()
     scenario(agent, module, *args, **kwargs)
-    after_agent = call_counts()
+    return agent, before, call_counts()
+
+
+def both(scenario, module, *args, **kwargs) -> Comparison:
+    """Run ``scenario(rec, module, ...)`` under the agent, then natively; fail on any difference.
+
+    The native run must make no accelerated call (it would not be native).
+    A module the agent left alone (nothing in it accelerated here, say
+    ``ACCEL_AGENT_EXCLUDE=aes``) is compared all the same, trivially; one
+    whose patch *failed* is an error.
+    """
+    agent, before, after_agent = _under_the_agent(scenario, module, *args, **kwargs)
     native = Recorder()
     with natively():
         scenario(native, module, *args, **kwargs)
@@ -612,14 +620,8 @@ def against_native_transcript(key: str, scenario, module, *args, **kwargs) -> Co
         if mode == "record":
             _write_transcript(key, _transcript_facts(module), comparison.native.steps)
         return comparison
-    ensure_agent()
-    failure = patch_failure(module)
-    if failure:
-        raise AssertionError("the agent failed to patch %s: %s" % (module.__name__, failure))
-    agent = Recorder()
-    before = call_counts()
-    scenario(agent, module, *args, **kwargs)
-    calls = count_delta(before, call_counts())
+    agent, before, after = _under_the_agent(scenario, module, *args, **kwargs)
+    calls = count_delta(before, after)
     agent_steps = list(_from_json(_to_json(agent.steps)))  # as the record holds them
     native = Recorder()
     native.steps = native_steps

@@ -44,12 +44,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # run_selftest, beside
 
 from run_selftest import (  # noqa: E402 - the pycryptodome runner's pieces, shared
     EXIT_BROKEN,
-    EXIT_DIFFERENT,
     EXIT_OK,
     FAILED_OUTCOMES,
-    _child_env,
-    _counts,
-    _PytestRecorder,
+    PytestRecorder,
+    child_env,
+    emit_verdict,
+    outcome_counts,
 )
 
 MODES = {"native": "off", "agent": "quiet"}
@@ -75,7 +75,7 @@ def child_main(
         )
         Path(out).write_text(json.dumps({"problem": problem}))
         return EXIT_BROKEN
-    recorder = _PytestRecorder()
+    recorder = PytestRecorder()
     args = ["-c", os.devnull, "--rootdir", os.getcwd(), "-p", "no:cacheprovider"]
     args += ["-q", "--no-header", "-rs", "-p", "no:randomly"]
     try:
@@ -134,7 +134,7 @@ def _start_child(python: str, mode: str, args, work: Path):
         process = subprocess.Popen(
             command,
             cwd=cwd,
-            env=_child_env(MODES[mode]),
+            env=child_env(MODES[mode]),
             stdin=subprocess.DEVNULL,
             stdout=log_file,
             stderr=subprocess.STDOUT,
@@ -172,6 +172,10 @@ def run_both(python: str, args, work: Path) -> dict[str, dict]:
                 process.wait()
 
 
+def _mode_counts(outcomes: dict, run: dict) -> dict:
+    return {**outcome_counts(outcomes), "seconds": run["seconds"], "cpu": run["cpu_seconds"]}
+
+
 def compare(name: str, required: list[str], native: dict, agent: dict) -> dict:
     """The verdict from the two runs."""
     problems = [r["problem"] for r in (native, agent) if "problem" in r]
@@ -195,8 +199,8 @@ def compare(name: str, required: list[str], native: dict, agent: dict) -> dict:
         "name": name,
         "version": agent.get("version"),
         "python": agent["python"],
-        "native": {**_counts(n_out), "seconds": native["seconds"], "cpu": native["cpu_seconds"]},
-        "agent": {**_counts(a_out), "seconds": agent["seconds"], "cpu": agent["cpu_seconds"]},
+        "native": _mode_counts(n_out, native),
+        "agent": _mode_counts(a_out, agent),
         "same_results": not differing,
         "differences": differing,
         "agent_only_failures": {
@@ -279,13 +283,7 @@ def main(argv: list[str] | None = None) -> int:
     runs = run_both(args.python, args, work)
     verdict = compare(args.name, required, runs["native"], runs["agent"])
     print_verdict(verdict)
-    line = json.dumps(verdict, sort_keys=True)
-    if args.json_out:
-        Path(args.json_out).write_text(line)
-    print(line)
-    if "native" not in verdict:
-        return EXIT_BROKEN
-    return EXIT_OK if verdict["ok"] else EXIT_DIFFERENT
+    return emit_verdict(verdict, args.json_out, made="native" in verdict)
 
 
 if __name__ == "__main__":

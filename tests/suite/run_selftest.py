@@ -72,7 +72,7 @@ NATIVE_CHOICES = ("recorded", "live", "record")
 # ============================================================== in the child interpreter
 
 
-class _PytestRecorder:
+class PytestRecorder:
     """pytest plugin: the outcome of every test (worst phase wins) and a short reason."""
 
     _RANK = {"passed": 0, "skipped": 1, "xfailed": 1, "xpassed": 2, "failed": 3, "error": 3}
@@ -111,7 +111,7 @@ def _run_pytest_suite(flavour: str, skip_slow: bool, select: str | None) -> dict
     import pytest
 
     self_test = importlib.import_module(flavour + ".SelfTest")
-    recorder = _PytestRecorder()
+    recorder = PytestRecorder()
     base = list(getattr(self_test, "_PYTEST_ARGS", ["-p", flavour + ".SelfTest.plugin"]))
     # Run from an empty directory with an empty configuration, so neither this
     # repository's pytest settings and conftests nor a cache file get involved.
@@ -131,7 +131,7 @@ def _run_pytest_suite(flavour: str, skip_slow: bool, select: str | None) -> dict
     }
 
 
-def _unittest_result_class():
+def unittest_result_class():
     import unittest
 
     class Recording(unittest.TextTestResult):
@@ -208,12 +208,12 @@ def _run_unittest_suite(flavour: str, skip_slow: bool, select: str | None) -> di
     config = {"slow_tests": not skip_slow, "wycheproof_warnings": False}
     tests = self_test.get_tests(config=config)
     suite = unittest.TestSuite()
-    for test in _flatten(tests):
+    for test in flatten(tests):
         if select is None or select in test.id():
             suite.addTest(test)
     with open(os.devnull, "w") as sink:
         runner = unittest.TextTestRunner(
-            stream=sink, verbosity=0, resultclass=_unittest_result_class()
+            stream=sink, verbosity=0, resultclass=unittest_result_class()
         )
         result = runner.run(suite)
     return {
@@ -224,12 +224,12 @@ def _run_unittest_suite(flavour: str, skip_slow: bool, select: str | None) -> di
     }
 
 
-def _flatten(tests):
+def flatten(tests):
     import unittest
 
     for test in tests:
         if isinstance(test, unittest.TestSuite):
-            yield from _flatten(test)
+            yield from flatten(test)
         else:
             yield test
 
@@ -339,13 +339,13 @@ def installed_flavours(python: str) -> list[str]:
         [python, "-c", code],
         capture_output=True,
         text=True,
-        env=_child_env("off"),
+        env=child_env("off"),
         check=True,
     )
     return result.stdout.split()
 
 
-def _child_env(agent_mode: str) -> dict:
+def child_env(agent_mode: str) -> dict:
     env = dict(os.environ)
     env["ACCEL_AGENT"] = agent_mode
     if agent_mode == "shadow":
@@ -368,7 +368,7 @@ def _start(python, flavour, mode, skip_slow, select, work: Path, agent_mode="qui
         process = subprocess.Popen(
             command,
             cwd=work,  # no conftest.py or pytest configuration of this repository
-            env=_child_env(agent_mode if mode == "agent" else MODES[mode]),
+            env=child_env(agent_mode if mode == "agent" else MODES[mode]),
             stdin=subprocess.DEVNULL,
             stdout=log_file,
             stderr=subprocess.STDOUT,
@@ -376,7 +376,7 @@ def _start(python, flavour, mode, skip_slow, select, work: Path, agent_mode="qui
     return process, out, log
 
 
-def _finish(process, out: Path, log: Path, started: float) -> dict:
+def finish_child(process, out: Path, log: Path, started: float) -> dict:
     try:
         code = process.wait(timeout=CHILD_TIMEOUT)
     except subprocess.TimeoutExpired:
@@ -395,7 +395,7 @@ def _finish(process, out: Path, log: Path, started: float) -> dict:
     return results
 
 
-def _counts(outcomes: dict[str, str]) -> dict[str, int]:
+def outcome_counts(outcomes: dict[str, str]) -> dict[str, int]:
     counts = {"run": 0, "passed": 0, "failures": 0, "errors": 0, "skipped": 0}
     for outcome in outcomes.values():
         if outcome == "skipped":
@@ -554,8 +554,8 @@ def compare(flavour: str, native: dict, agent: dict) -> dict:
         version=agent["version"],
         framework=agent["framework"],
         test_vectors=agent["test_vectors"],
-        native={**_counts(n_out), **_times(native)},
-        agent={**_counts(a_out), **_times(agent)},
+        native={**outcome_counts(n_out), **_times(native)},
+        agent={**outcome_counts(a_out), **_times(agent)},
         same_results=not differing,
         internals_tests_accepted=accepted,
         differences=_capped(differing),
@@ -587,12 +587,27 @@ def compare(flavour: str, native: dict, agent: dict) -> dict:
     return verdict
 
 
+def emit_verdict(verdict: dict, json_out: str | None, made: bool) -> int:
+    """Print ``verdict`` as the output's last line (and write it to ``json_out``); the exit status.
+
+    For the runners of the other libraries' suites: 2 when the runs could not
+    be ``made``, else 0 on a clean verdict, 1 on a difference.
+    """
+    line = json.dumps(verdict, sort_keys=True)
+    if json_out:
+        Path(json_out).write_text(line)
+    print(line)
+    if not made:
+        return EXIT_BROKEN
+    return EXIT_OK if verdict["ok"] else EXIT_DIFFERENT
+
+
 def _capped(items: dict) -> dict:
     """The first :data:`LISTED` entries: the JSON line must stay readable."""
     return dict(list(items.items())[:LISTED])
 
 
-def _print_verdict(verdict: dict) -> None:
+def print_verdict(verdict: dict) -> None:
     flavour = verdict["flavour"]
     if "native" not in verdict:
         print("%s: could not run: %s" % (flavour, "; ".join(verdict["problems"])))
@@ -659,14 +674,14 @@ def _run_modes(
                 (m, _start(python, flavour, m, skip_slow, select, work, agent_mode)) for m in modes
             ]
             for mode, (process, out, log) in pending:
-                runs[mode] = _finish(process, out, log, started)
+                runs[mode] = finish_child(process, out, log, started)
         else:
             for mode in modes:
                 started = time.monotonic()
                 pending = [
                     (mode, _start(python, flavour, mode, skip_slow, select, work, agent_mode))
                 ]
-                runs[mode] = _finish(*pending[0][1], started)
+                runs[mode] = finish_child(*pending[0][1], started)
     finally:  # interrupted (Ctrl-C, a timeout of the caller): leave no suite running
         for _, (process, _out, _log) in pending:
             if process.poll() is None:
@@ -702,7 +717,7 @@ def run(
                     flavour, write_record(runs["native"], skip_slow, select)))
         verdicts[flavour] = compare(flavour, runs["native"], runs["agent"])
         verdicts[flavour]["native_source"] = source
-        _print_verdict(verdicts[flavour])
+        print_verdict(verdicts[flavour])
         sys.stdout.flush()
     return {
         "ok": bool(verdicts) and all(v["ok"] for v in verdicts.values()),

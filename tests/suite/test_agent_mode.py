@@ -18,9 +18,9 @@ from test_native_records import NATIVE, a_run  # noqa: E402
 
 def test_the_agent_child_runs_in_shadow_mode_at_rate_1(monkeypatch):
     monkeypatch.delenv("ACCEL_AGENT_SHADOW_RATE", raising=False)
-    env = run_selftest._child_env("shadow")
+    env = run_selftest.child_env("shadow")
     assert env["ACCEL_AGENT"] == "shadow" and env["ACCEL_AGENT_SHADOW_RATE"] == "1"
-    assert "ACCEL_AGENT_SHADOW_RATE" not in run_selftest._child_env("quiet")
+    assert "ACCEL_AGENT_SHADOW_RATE" not in run_selftest.child_env("quiet")
 
 
 def _shadow(mismatches: dict) -> dict:

@@ -37,8 +37,16 @@ import tempfile
 import time
 from pathlib import Path
 
-EXIT_OK, EXIT_DIFFERENT, EXIT_BROKEN = 0, 1, 2
-MODES = {"native": "off", "agent": "quiet"}
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "suite"))  # tests/suite
+
+from run_selftest import (  # noqa: E402 - the pycryptodome runner's pieces, shared
+    EXIT_BROKEN,
+    EXIT_OK,
+    MODES,
+    child_env,
+    emit_verdict,
+)
+
 CHILD_TIMEOUT = 1800
 FUNCTIONS = ("_example_des_", "_example_triple_des_", "_fulltest_", "_filetest_")
 WRITTEN = ("pyDes.py.enc", "pyDes.py.dec")
@@ -100,18 +108,10 @@ def child_main(mode: str, out: str) -> int:
     return EXIT_OK
 
 
-def _child_env(agent_mode: str) -> dict:
-    env = dict(os.environ)
-    env["ACCEL_AGENT"] = agent_mode
-    env.pop("PYTEST_ADDOPTS", None)
-    env.pop("PYTEST_XDIST_WORKER", None)
-    return env
-
-
 def _installed_pydes(python: str) -> Path:
     found = subprocess.run(
         [python, "-c", "import importlib.util as u; print(u.find_spec('pyDes').origin)"],
-        env=_child_env("off"), capture_output=True, text=True, check=True,
+        env=child_env("off"), capture_output=True, text=True, check=True,
     )  # fmt: skip
     return Path(found.stdout.strip())
 
@@ -129,7 +129,7 @@ def _run(python: str, mode: str, tests: Path, library: Path, work: Path) -> dict
     with open(log, "wb") as log_file:
         try:
             code = subprocess.run(
-                command, cwd=run_dir, env=_child_env(MODES[mode]), stdin=subprocess.DEVNULL,
+                command, cwd=run_dir, env=child_env(MODES[mode]), stdin=subprocess.DEVNULL,
                 stdout=log_file, stderr=subprocess.STDOUT, timeout=CHILD_TIMEOUT,
             ).returncode  # fmt: skip
         except subprocess.TimeoutExpired:
@@ -228,13 +228,7 @@ def main(argv: list[str] | None = None) -> int:
     runs = {mode: _run(args.python, mode, tests, library, work) for mode in MODES}
     verdict = compare(runs["native"], runs["agent"])
     _print_verdict(verdict)
-    line = json.dumps(verdict, sort_keys=True)
-    if args.json_out:
-        Path(args.json_out).write_text(line)
-    print(line)
-    if "version" not in verdict:
-        return EXIT_BROKEN
-    return EXIT_OK if verdict["ok"] else EXIT_DIFFERENT
+    return emit_verdict(verdict, args.json_out, made="version" in verdict)
 
 
 if __name__ == "__main__":

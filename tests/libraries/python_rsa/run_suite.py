@@ -73,7 +73,7 @@ def _suite(tests_dir: Path) -> unittest.TestSuite:
     # and "rsa" resolves to the installed release (the copy holds tests/ only).
     discovered = loader.discover(str(tests_dir), top_level_dir=str(tests_dir.parent))
     suite = unittest.TestSuite()
-    for test in run_selftest._flatten(discovered):
+    for test in run_selftest.flatten(discovered):
         # test.id() names the module, also for a module that failed to import
         # ("unittest.loader._FailedTest.tests.test_mypy").
         if not set(test.id().split(".")) & EXCLUDED_MODULES.keys():
@@ -89,7 +89,7 @@ def _suite(tests_dir: Path) -> unittest.TestSuite:
 
 def _flatten_ids(tests_dir: Path) -> list:
     """Every test :func:`_suite` would run, flattened (for the wiring tests)."""
-    return list(run_selftest._flatten(_suite(tests_dir)))
+    return list(run_selftest.flatten(_suite(tests_dir)))
 
 
 def _provide_compat(compat: Path | None) -> None:
@@ -117,7 +117,7 @@ def child_main(mode: str, tests_dir: Path, compat: Path | None, out: Path) -> in
     started = time.monotonic()
     with open(os.devnull, "w") as sink:
         runner = unittest.TextTestRunner(
-            stream=sink, verbosity=0, resultclass=run_selftest._unittest_result_class()
+            stream=sink, verbosity=0, resultclass=run_selftest.unittest_result_class()
         )
         result = runner.run(_suite(tests_dir))
     usage = resource.getrusage(resource.RUSAGE_SELF)
@@ -174,7 +174,7 @@ def _start(python: str, mode: str, tests_dir: Path, compat: Path | None, work: P
         process = subprocess.Popen(
             command,
             cwd=cwd,  # no conftest.py or configuration of this repository
-            env=run_selftest._child_env(run_selftest.MODES[mode]),
+            env=run_selftest.child_env(run_selftest.MODES[mode]),
             stdin=subprocess.DEVNULL,
             stdout=log_file,
             stderr=subprocess.STDOUT,
@@ -187,7 +187,7 @@ def run(python: str, tests_dir: Path, compat: Path | None, work: Path) -> dict:
     pending = {mode: _start(python, mode, tests_dir, compat, work) for mode in run_selftest.MODES}
     try:
         runs = {
-            mode: run_selftest._finish(process, out, log, started)
+            mode: run_selftest.finish_child(process, out, log, started)
             for mode, (process, out, log) in pending.items()
         }
     finally:  # interrupted: leave no suite running
@@ -197,7 +197,7 @@ def run(python: str, tests_dir: Path, compat: Path | None, work: Path) -> dict:
                 process.wait()
     verdict = run_selftest.compare(NAME, runs["native"], runs["agent"])
     verdict["excluded"] = EXCLUDED_MODULES
-    run_selftest._print_verdict(verdict)
+    run_selftest.print_verdict(verdict)
     for module, reason in EXCLUDED_MODULES.items():
         print("  left out: %s (%s)" % (module, reason))
     return verdict
