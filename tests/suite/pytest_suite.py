@@ -48,6 +48,7 @@ from run_selftest import (  # noqa: E402 - the pycryptodome runner's pieces, sha
     FAILED_OUTCOMES,
     PytestRecorder,
     child_env,
+    child_results,
     emit_verdict,
     outcome_counts,
 )
@@ -149,14 +150,7 @@ def _finish_child(mode: str, process, out: Path, log: Path, started: float) -> d
         process.kill()
         process.wait()
         return {"problem": "%s run timed out after %d s; log: %s" % (mode, CHILD_TIMEOUT, log)}
-    if not out.exists():
-        tail = log.read_text(errors="replace")[-3000:]
-        return {
-            "problem": "%s run exited %d without results; %s ends:\n%s" % (mode, code, log, tail)
-        }
-    results = json.loads(out.read_text())
-    results["log"] = str(log)
-    return results
+    return child_results(mode, code, out, log)
 
 
 def run_both(python: str, args, work: Path) -> dict[str, dict]:

@@ -383,14 +383,24 @@ def finish_child(process, out: Path, log: Path, started: float) -> dict:
         process.kill()
         process.wait()
         return {"problem": "timed out after %d s; log: %s" % (CHILD_TIMEOUT, log)}
-    wall = round(time.monotonic() - started, 1)
+    results = child_results("the", code, out, log)
+    results["wall_seconds"] = round(time.monotonic() - started, 1)
+    return results
+
+
+def child_results(label: str, code: int, out: Path, log: Path) -> dict:
+    """What a child that exited with ``code`` wrote to ``out``, or the problem, with its log's end.
+
+    ``label`` names the run in the problem ("native", "agent"): the runners
+    of the other libraries' suites read their children's results here too.
+    """
     if not out.exists():
         tail = log.read_text(errors="replace")[-3000:]
         return {
-            "problem": "the run exited %d without results; log %s ends:\n%s" % (code, log, tail)
+            "problem": "%s run exited %d without results; log %s ends:\n%s"
+            % (label, code, log, tail)
         }
     results = json.loads(out.read_text())
-    results["wall_seconds"] = wall
     results["log"] = str(log)
     return results
 

@@ -44,6 +44,7 @@ from run_selftest import (  # noqa: E402 - the pycryptodome runner's pieces, sha
     EXIT_OK,
     MODES,
     child_env,
+    child_results,
     emit_verdict,
 )
 
@@ -134,14 +135,7 @@ def _run(python: str, mode: str, tests: Path, library: Path, work: Path) -> dict
             ).returncode  # fmt: skip
         except subprocess.TimeoutExpired:
             return {"problem": "%s run timed out; log: %s" % (mode, log)}
-    if not out.exists():
-        tail = log.read_text(errors="replace")[-3000:]
-        return {
-            "problem": "%s run exited %d without results; %s ends:\n%s" % (mode, code, log, tail)
-        }
-    results = json.loads(out.read_text())
-    results["log"] = str(log)
-    return results
+    return child_results(mode, code, out, log)
 
 
 def compare(native: dict, agent: dict) -> dict:
