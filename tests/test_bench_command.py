@@ -14,6 +14,7 @@ import io
 import json
 import os
 import subprocess
+import threading
 import time
 import types
 from pathlib import Path
@@ -121,17 +122,25 @@ def test_threads_run_the_bulk_rows_on_each_count_and_judge_them(installed_venv, 
 
 
 def test_aggregate_rate_scales_with_threads_only_where_the_gil_is_released():
-    def sleeps():  # time.sleep releases the GIL
-        time.sleep(0.002)
+    """Calls that release the GIL add up across threads; calls that hold a lock do not.
 
-    def spins():  # pure Python holds it
-        total = 0
-        for number in range(20000):
-            total += number
+    A lock held across the call stands in for the GIL: CPU-bound Python code
+    holding the real GIL measured this too, but on a loaded machine two
+    spinning threads win more CPU from the other processes than one, and
+    the test failed now and then. Sleeping is immune to that.
+    """
+    lock = threading.Lock()
+
+    def sleeps():  # time.sleep releases the GIL
+        time.sleep(0.005)
+
+    def serialized():  # one thread at a time, as under a GIL that is never released
+        with lock:
+            time.sleep(0.005)
 
     one, two = (threads.aggregate_rate(sleeps, n, 0.2) for n in (1, 2))
     assert two > 1.5 * one
-    one, two = (threads.aggregate_rate(spins, n, 0.2) for n in (1, 2))
+    one, two = (threads.aggregate_rate(serialized, n, 0.2) for n in (1, 2))
     assert two < 1.3 * one
 
 
