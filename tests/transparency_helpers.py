@@ -505,7 +505,17 @@ def both(scenario, module, *args, **kwargs) -> Comparison:
     with natively():
         scenario(native, module, *args, **kwargs)
     leaked = count_delta(after_agent, call_counts())
-    difference = first_difference(agent.steps, native.steps)
+    return _judged(module, agent, agent.steps, native, count_delta(before, after_agent), leaked)
+
+
+def _judged(module, agent, agent_steps, native, calls, leaked=None, source="") -> Comparison:
+    """Count one comparison; fail on a leaked accelerated call or a differing step.
+
+    ``agent_steps`` are the agent's steps as they are compared (a recorded
+    transcript's are compared as the file holds them); ``source`` says where
+    native's came from, for the message.
+    """
+    difference = first_difference(agent_steps, native.steps)
     TALLY.compared(
         mismatch=difference is not None or bool(leaked),
         agent_raised=agent.raised(),
@@ -514,8 +524,8 @@ def both(scenario, module, *args, **kwargs) -> Comparison:
     if leaked:
         raise AssertionError("the native run made accelerated calls: %s" % leaked)
     if difference is not None:
-        raise Mismatch("agent and native %s differ: %s" % (module.__name__, difference))
-    comparison = Comparison(agent, native, count_delta(before, after_agent))
+        raise Mismatch("agent and native %s%s differ: %s" % (module.__name__, source, difference))
+    comparison = Comparison(agent, native, calls)
     comparison.patched = patching.is_patched(module.__name__)
     return comparison
 
@@ -607,7 +617,7 @@ def against_native_transcript(key: str, scenario, module, *args, **kwargs) -> Co
     ``key`` names the transcript: the test's id, without the ``@group`` that
     pytest-xdist's ``--dist loadgroup`` adds.
     """
-    key = _XDIST_GROUP.sub("", key)  # pytest-xdist's loadgroup adds "@group" to test ids
+    key = _XDIST_GROUP.sub("", key)
     mode = _transcripts_mode()
     native_steps = recorded_transcript(key, module) if mode == "recorded" else None
     if mode == "recorded" and native_steps is None and not has_transcript(key):
@@ -621,24 +631,11 @@ def against_native_transcript(key: str, scenario, module, *args, **kwargs) -> Co
             _write_transcript(key, _transcript_facts(module), comparison.native.steps)
         return comparison
     agent, before, after = _under_the_agent(scenario, module, *args, **kwargs)
-    calls = count_delta(before, after)
     agent_steps = list(_from_json(_to_json(agent.steps)))  # as the record holds them
     native = Recorder()
     native.steps = native_steps
-    difference = first_difference(agent_steps, native_steps)
-    TALLY.compared(
-        mismatch=difference is not None,
-        agent_raised=agent.raised(),
-        native_raised=native.raised(),
-    )
-    if difference is not None:
-        raise Mismatch(
-            "agent and native %s (recorded transcript %s) differ: %s"
-            % (module.__name__, key, difference)
-        )
-    comparison = Comparison(agent, native, calls)
-    comparison.patched = patching.is_patched(module.__name__)
-    return comparison
+    source = " (recorded transcript %s)" % key
+    return _judged(module, agent, agent_steps, native, count_delta(before, after), source=source)
 
 
 def outcome(function, *args, **kwargs) -> tuple:
