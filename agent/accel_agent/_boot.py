@@ -46,6 +46,12 @@ def default_file_path() -> str:
     return os.path.join(package_parent, DEFAULT_FILE_NAME)
 
 
+def mark_started() -> None:
+    """Record that this process activated already, so a later ``start()`` does nothing."""
+    global _started
+    _started = True
+
+
 def start() -> None:
     """Activate the agent if ``-X accel``, ``ACCEL_AGENT`` or the default asks for it."""
     global _started

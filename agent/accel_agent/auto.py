@@ -12,7 +12,7 @@ import sys
 
 from accel_agent import _boot, activation, config
 
-_boot._started = True  # the .pth, if it runs later in this process, has nothing left to do
+_boot.mark_started()  # the .pth, if it runs later in this process, has nothing left to do
 activation.activate_at_startup(
     config.xoption_value(),
     os.environ.get(config.ENV_MODE),

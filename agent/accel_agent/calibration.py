@@ -80,13 +80,13 @@ _cache: dict | None = None
 def thresholds(primitive: str) -> dict[str, int]:
     """The per-call thresholds of ``primitive`` (a copy: targets keep it for the process)."""
     table = dict(BUILTIN_THRESHOLDS.get(primitive, {}))
-    table.update(_load_cache().get("thresholds", {}).get(primitive, {}))
+    table.update(load_cache().get("thresholds", {}).get(primitive, {}))
     return table
 
 
 def cached_preference(primitive: str) -> str | None:
     """What ``accel-agent calibrate`` measured for ``primitive`` on this machine, if it did."""
-    return _load_cache().get("preferred", {}).get(primitive)
+    return load_cache().get("preferred", {}).get(primitive)
 
 
 def cache_dir() -> str:
@@ -146,7 +146,7 @@ def cache_path(print_: dict[str, object] | None = None) -> str:
     return os.path.join(cache_dir(), "calibration-%s.json" % name)
 
 
-def _load_cache() -> dict:
+def load_cache() -> dict:
     """The calibration cache of this machine, read once; {} when absent or unreadable."""
     global _cache
     if _cache is not None:
@@ -206,7 +206,7 @@ def measured_speedups() -> dict[str, dict[str, float]]:
     What ``accel-agent calibrate`` recorded beside its choices; ``{}``
     without a calibration cache. The savings report's estimates use it.
     """
-    path = _load_cache().get("path")
+    path = load_cache().get("path")
     if not path:
         return {}
     import json

@@ -123,7 +123,7 @@ def enable(shadow_rate: float | None, report: bool) -> None:
             continue
         for name in names:
             current = patching.current_value(module, name)
-            installed = _on_patch(module, name, current, patching._originals[module_name][name])
+            installed = _on_patch(module, name, current, patching.saved_value(module_name, name))
             if installed is not current:
                 patching.set_value(module, name, installed)
     if not _settings["shadow"]:

@@ -119,6 +119,11 @@ def get_original(module_name: str, name: str) -> Any:
     return value
 
 
+def saved_value(module_name: str, name: str) -> Any:
+    """The original as recorded, with the marker for "did not exist" left in place."""
+    return _originals[module_name][name]
+
+
 def patched_names() -> dict[str, list[str]]:
     return {module: sorted(names) for module, names in _originals.items()}
 

@@ -272,7 +272,7 @@ def calibration_facts() -> dict[str, Any]:
     """Where the choices come from (cache or built-in) and the per-call thresholds."""
     from accel_agent import calibration
 
-    cached = calibration._load_cache()
+    cached = calibration.load_cache()
     return {
         "source": cached.get("path") or "built-in defaults",
         "thresholds": {name: calibration.thresholds(name) for name in ("pbkdf2",)},

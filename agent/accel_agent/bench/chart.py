@@ -157,13 +157,8 @@ def _row_label(row: dict) -> str:
     return row["row"] if share != share else "%s  (%.0f%% in crypto)" % (row["row"], 100 * share)
 
 
-def _plot_column(axes, rows: list[dict], families: Sequence[str], masked_by_key: dict) -> None:
-    """One column: family bands, the 1x line, the dots, diamonds and crosses, the labels."""
-    positions = list(range(len(rows)))  # the first row at the top
-    agent = [r["speedup"] for r in rows]
-    direct = [r["direct_speedup"] for r in rows]
-
-    # Family bands, named on the right.
+def _plot_family_bands(axes, rows: list[dict], families: Sequence[str]) -> None:
+    """Alternating bands behind each family's rows, the family named on the right."""
     start = 0
     for index, row in enumerate([*rows, None]):
         if row is not None and row["family"] == rows[start]["family"]:
@@ -182,6 +177,14 @@ def _plot_column(axes, rows: list[dict], families: Sequence[str], masked_by_key:
             fontweight="bold",
         )
         start = index
+
+
+def _plot_column(axes, rows: list[dict], families: Sequence[str], masked_by_key: dict) -> None:
+    """One column: family bands, the 1x line, the dots, diamonds and crosses, the labels."""
+    positions = list(range(len(rows)))  # the first row at the top
+    agent = [r["speedup"] for r in rows]
+    direct = [r["direct_speedup"] for r in rows]
+    _plot_family_bands(axes, rows, families)
 
     axes.axvline(1.0, color="black", linewidth=1.0, zorder=1)
     for y, a, d in zip(positions, agent, direct):
