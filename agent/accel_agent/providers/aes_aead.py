@@ -29,7 +29,6 @@ from accel_agent.providers.contexts import when_free
 # truncated 16-byte one and cannot be served.
 OCB_NONCE_SIZES = range(12, 16)
 OCB_TAG_SIZE = 16
-SIV_KEY_SIZES = (32, 48, 64)  # two AES keys: one for S2V (CMAC), one for CTR
 SIV_TAG_SIZE = 16
 CCM_NONCE_SIZES = range(7, 14)
 CCM_TAG_SIZES = (4, 6, 8, 10, 12, 14, 16)

@@ -77,6 +77,10 @@ AES = BlockCipher(
 # takes more, which stay native. Read by the provider, the target and, through
 # it, the compiled AES.new (speedups.gcm_new).
 GCM_NONCE_SIZES = range(8, 129)
+# SIV's key is two AES keys, one for S2V (CMAC) and one for CTR. Read by the
+# provider and by the target's ``new`` on every SIV call (so kept here, loaded
+# with AES, rather than in the SIV provider's module).
+SIV_KEY_SIZES = tuple(2 * size for size in AES.key_sizes)
 # DES-EDE3: OpenSSL has no CTR for it. A 16-byte key is K1 K2 K1 (keying
 # option 2); single DES (one 8-byte key) is not offered here.
 TRIPLE_DES = BlockCipher(

@@ -201,8 +201,13 @@ class CtrBuilder(ModeBuilder):
             block = self.nonce_and_initial_value(
                 kwargs.get("nonce"), kwargs.get("initial_value", 0)
             )
-        provider = block and self.provider()
-        return provider and self.cls(self.backing, provider, key, block)
+        if block is None:
+            return None
+        provider = self.backing.slot.get()  # self.provider(), inline: once per message
+        if provider is None:
+            self.native(self.backing)
+            return None
+        return self.cls(self.backing, provider, key, block)
 
     def nonce_and_initial_value(self, nonce: Any, initial_value: Any) -> CounterBlock | None:
         """``nonce`` + ``initial_value`` as a counter block, when plain and valid."""
@@ -215,10 +220,10 @@ class CtrBuilder(ModeBuilder):
         if type(initial_value) is int:
             if not 0 <= initial_value < 1 << (8 * counter_len):
                 return None
-            return CounterBlock(bytes(nonce), counter_len, start=initial_value)
+            return CounterBlock(bytes(nonce), counter_len, b"", initial_value)
         if _buffers.is_plain(initial_value) and len(initial_value) == counter_len:
             start = int.from_bytes(initial_value, "big")
-            return CounterBlock(bytes(nonce), counter_len, start=start)
+            return CounterBlock(bytes(nonce), counter_len, b"", start)
         return None
 
     def counter_object(self, counter: Any) -> CounterBlock | None:

@@ -442,7 +442,15 @@ class CounterBlock:
     cipher, or changed later, changes nothing here.
     """
 
-    __slots__ = ("prefix", "counter_len", "suffix", "start", "little_endian", "from_counter")
+    __slots__ = (
+        "prefix",
+        "counter_len",
+        "suffix",
+        "start",
+        "little_endian",
+        "from_counter",
+        "openssl_follows",
+    )
 
     def __init__(
         self,
@@ -459,11 +467,9 @@ class CounterBlock:
         self.start = start
         self.little_endian = little_endian
         self.from_counter = from_counter
-
-    @property
-    def openssl_follows(self) -> bool:
-        """Whether OpenSSL's CTR (the whole block, big-endian) agrees until the field wraps."""
-        return not self.little_endian and not self.suffix
+        # Whether OpenSSL's CTR (the whole block, big-endian) agrees until the
+        # field wraps; an attribute, as every CTR object reads it twice.
+        self.openssl_follows = not little_endian and not suffix
 
     def block(self, blocks_on: int = 0) -> bytes:
         """The counter block ``blocks_on`` blocks after the first."""
@@ -503,7 +509,9 @@ class CtrCipher(_StreamingMode):
     _keeps_tails = False  # a twin is rebuilt from the counter position alone
 
     def __init__(self, backing: Any, provider: Any, key: bytes, counter: CounterBlock) -> None:
-        _BlockMode.__init__(self, backing, provider, key)
+        self._backing = backing  # _BlockMode.__init__, inline: once per message
+        self._provider = provider
+        self._key = key
         self._counter = counter
         if not counter.suffix:
             self.nonce = counter.prefix  # native has no nonce where there is a suffix
@@ -519,9 +527,11 @@ class CtrCipher(_StreamingMode):
     def _open(self, direction: str) -> Any:
         counter = self._counter
         if counter.openssl_follows:
+            # counter.block(), inline: the start value fits its field (checked at new)
+            block = counter.prefix + counter.start.to_bytes(counter.counter_len, "big")
             if direction == ENCRYPT:
-                return self._provider.encryptor(self._key, counter.block())
-            return self._provider.decryptor(self._key, counter.block())
+                return self._provider.encryptor(self._key, block)
+            return self._provider.decryptor(self._key, block)
         return self._counter_stream()
 
     def _counter_stream(self) -> Any:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 
 from accel_agent import patching, registry, speedups
-from accel_agent.providers.block_ciphers import AES, GCM_NONCE_SIZES
+from accel_agent.providers.block_ciphers import AES, GCM_NONCE_SIZES, SIV_KEY_SIZES
 from accel_agent.targets.pycryptodome import _buffers
 from accel_agent.targets.pycryptodome._aes_gcm import FRESH_FIELDS, GcmCipher
 from accel_agent.targets.pycryptodome._block_builders import (
@@ -100,8 +100,6 @@ def patch(module: ModuleType) -> None:
 
 def _siv_key_bytes(key: Any) -> bytes | None:
     """SIV's key (two AES keys) as bytes, when a plain buffer of a size it takes."""
-    from accel_agent.providers.aes_aead import SIV_KEY_SIZES  # loaded with SIV's own code
-
     if type(key) is bytes:
         return key if len(key) in SIV_KEY_SIZES else None
     if _buffers.is_plain(key) and len(key) in SIV_KEY_SIZES:
