@@ -129,6 +129,30 @@ def test_generated_keys_carry_their_twins(lib, rsa_key):
     assert vars(ecc_key)[_pubkey_twins.ATTRIBUTE].private
 
 
+def test_a_twin_never_outlives_a_change_of_its_key(lib):
+    """A NIST key whose scalar or point object is replaced after its twin was made is
+    served with the new one: signatures and verdicts are native's for the changed key."""
+    ecc, dss = lib.PublicKey__ECC, lib.Signature__DSS
+    key, other = ecc.generate(curve="P-256"), ecc.generate(curve="P-256")  # twins from OpenSSL
+    public = ecc.construct(curve="P-256", point_x=key.pointQ.x, point_y=key.pointQ.y)
+    old_signature = dss.new(key, "deterministic-rfc6979").sign(sha256(lib))
+    dss.new(public, "fips-186-3").verify(sha256(lib), old_signature)  # the public twin made
+    key._d = other._d
+    public._point = other.public_key()._point
+    signed = []
+    sign = lambda: signed.append(dss.new(key, "deterministic-rfc6979").sign(sha256(lib)))  # noqa: E731
+    assert served("ecdsa-p256", sign) == 1
+    with pytest.raises(ValueError) as agent_error:
+        dss.new(public, "fips-186-3").verify(sha256(lib), old_signature)
+    accel_agent.uninstall()
+    native_key = ecc.construct(curve="P-256", d=int(other.d))
+    assert signed[0] == dss.new(native_key, "deterministic-rfc6979").sign(sha256(lib))
+    assert signed[0] != old_signature
+    with pytest.raises(ValueError) as native_error:
+        dss.new(other.public_key(), "fips-186-3").verify(sha256(lib), old_signature)
+    assert str(agent_error.value) == str(native_error.value)
+
+
 def test_a_key_openssl_would_misuse_stays_native(lib, rsa_key):
     """Inconsistent components (no check at construct time): native signs, and reports it."""
     rsa = lib.PublicKey__RSA

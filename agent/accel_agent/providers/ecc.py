@@ -230,6 +230,11 @@ class EccKeygenProvider:
         public = numbers.public_numbers
         return numbers.private_value, public.x, public.y, key
 
+    def generate_scalar(self, curve: str):
+        """(d, private key) of a new key on ``curve``: :meth:`generate` without the point."""
+        key = self._ec.generate_private_key(self._curves[curve])
+        return key.private_numbers().private_value, key
+
 
 # The catalog's factories ("ecc:ecdsa_p256_provider"), one per primitive.
 ecdsa_p256_provider = partial(EcdsaProvider, "ecdsa-p256", "p256")

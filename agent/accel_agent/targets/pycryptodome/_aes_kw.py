@@ -23,22 +23,67 @@ if TYPE_CHECKING:
 
 BLOCK_SIZE = AES.block_size  # the record's
 MODE_KW, MODE_KWP = 13, 14
-_PLAIN = (bytes, bytearray)
 _MAX_LENGTH = 2**32  # native raises MessageTooLongError from here
 
 
+def _one_shot_methods(seal_step: int, seal_least: int, unseal_least: int, once: bool):
+    """``seal`` and ``unseal`` for a mode that serves plaintexts of a multiple of
+    ``seal_step`` bytes from ``seal_least`` on, and wrapped keys of a multiple of
+    8 bytes from ``unseal_least`` on; ``once``: a seal or a good unseal marks
+    the object used (``_done``), as native KW does and KWP does not.
+
+    The lengths are the closure's, not class attributes: an instance's lookup
+    of a class attribute is a slow path of CPython's, and these checks run
+    on every message.
+    """
+
+    def seal(self: Any, plaintext: Any) -> bytes:
+        kind = type(plaintext)
+        if (kind is bytes or kind is bytearray) and not self._done:
+            length = len(plaintext)
+            if length % seal_step == 0 and seal_least <= length < _MAX_LENGTH:
+                wrapped = self._provider.wrap(
+                    self._key, plaintext if kind is bytes else bytes(plaintext)
+                )
+                if once:
+                    self._done = True
+                self._backing.slot.calls += 1
+                return wrapped
+        return self._native("seal", plaintext)
+
+    def unseal(self: Any, ciphertext: Any) -> bytes:
+        kind = type(ciphertext)
+        if (kind is bytes or kind is bytearray) and not self._done:
+            length = len(ciphertext)
+            if length % 8 == 0 and length >= unseal_least:
+                self._backing.slot.calls += 1
+                provider = self._provider
+                try:
+                    key_data = provider.unwrap(
+                        self._key, ciphertext if kind is bytes else bytes(ciphertext)
+                    )
+                except provider.InvalidUnwrap:
+                    raise ValueError(self._bad_unwrap) from None
+                if once:
+                    self._done = True
+                return key_data
+        return self._native("unseal", ciphertext)
+
+    return seal, unseal
+
+
 class _KeyWrap(NativeFace):
-    """``seal`` / ``unseal`` and the once-only flag both modes share."""
+    """What both modes share: the native twin that serves what OpenSSL does not.
+
+    Objects are made by ``AES.new``'s builder
+    (:mod:`._aes_one_shot_builders`), which stores ``_backing``, ``_provider``,
+    ``_key`` and ``_done`` (native's once-only flag, False) without an
+    ``__init__`` frame.
+    """
 
     block_size = BLOCK_SIZE
-    _done = False  # native's flag: KW sets it after a seal or a good unseal, KWP never does
     _mode = MODE_KW
     _bad_unwrap = "Incorrect integrity check value"
-
-    def __init__(self, backing: Any, provider: Any, key: bytes) -> None:
-        self._backing = backing
-        self._provider = provider
-        self._key = key
 
     def _new_native(self) -> Any:
         return self._backing.native_new(self._key, self._mode)
@@ -51,58 +96,18 @@ class _KeyWrap(NativeFace):
         finally:
             self._done = twin._done
 
-    def _sealable(self, length: int) -> bool:
-        raise NotImplementedError
-
-    def _unsealable(self, length: int) -> bool:
-        raise NotImplementedError
-
-    def seal(self, plaintext: Any) -> bytes:
-        if type(plaintext) not in _PLAIN or self._done or not self._sealable(len(plaintext)):
-            return self._native("seal", plaintext)
-        wrapped = self._provider.wrap(self._key, bytes(plaintext))
-        self._sealed()
-        self._backing.slot.calls += 1
-        return wrapped
-
-    def unseal(self, ciphertext: Any) -> bytes:
-        if type(ciphertext) not in _PLAIN or self._done or not self._unsealable(len(ciphertext)):
-            return self._native("unseal", ciphertext)
-        self._backing.slot.calls += 1
-        try:
-            key_data = self._provider.unwrap(self._key, bytes(ciphertext))
-        except self._provider.InvalidUnwrap:
-            raise ValueError(self._bad_unwrap) from None
-        self._sealed()
-        return key_data
-
-    def _sealed(self) -> None:
-        self._done = True
-
 
 @named_as("KWMode")
 class KwCipher(_KeyWrap):
-    """pycryptodome's ``KWMode`` (RFC 3394), served by OpenSSL."""
+    """pycryptodome's ``KWMode`` (RFC 3394), served by OpenSSL: whole semiblocks, two or more."""
 
-    def _sealable(self, length: int) -> bool:
-        return length % 8 == 0 and 16 <= length < _MAX_LENGTH
-
-    def _unsealable(self, length: int) -> bool:
-        return length % 8 == 0 and length >= 24
+    seal, unseal = _one_shot_methods(8, 16, 24, once=True)
 
 
 @named_as("KWPMode")
 class KwpCipher(_KeyWrap):
-    """pycryptodome's ``KWPMode`` (RFC 5649), served by OpenSSL."""
+    """pycryptodome's ``KWPMode`` (RFC 5649), served by OpenSSL: any non-empty length."""
 
     _mode = MODE_KWP
     _bad_unwrap = "Incorrect decryption"
-
-    def _sealable(self, length: int) -> bool:
-        return 0 < length < _MAX_LENGTH
-
-    def _unsealable(self, length: int) -> bool:
-        return length % 8 == 0 and length >= 16
-
-    def _sealed(self) -> None:
-        pass  # native KWP never marks itself used
+    seal, unseal = _one_shot_methods(1, 1, 16, once=False)  # native KWP never marks itself used

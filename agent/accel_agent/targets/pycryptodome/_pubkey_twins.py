@@ -29,16 +29,22 @@ ATTRIBUTE = "_accel_agent_twins"
 class Twins:
     """The twins of one key: None until made, False when OpenSSL refused.
 
+    ``private_of`` and ``public_of`` are what a NIST-curve key's twins were
+    made from (its ``_d`` object, its ``_point`` object or, for a public twin
+    taken from the private one, ``_d``): a twin whose key no longer holds
+    that object is made again, so a twin never outlives a change of its key.
     ``encoded`` keeps an EdDSA key's RFC 8032 public encoding, as native code
     computed it (:func:`remember_encoded_public`); ``domain`` a DSA key's q
     and size of p as Python ints (:func:`dsa_domain`).
     """
 
-    __slots__ = ("private", "public", "encoded", "domain")
+    __slots__ = ("private", "public", "private_of", "public_of", "encoded", "domain")
 
-    def __init__(self) -> None:
-        self.private: Any = None
-        self.public: Any = None
+    def __init__(self, private: Any = None, public: Any = None, private_of: Any = None) -> None:
+        self.private: Any = private
+        self.public: Any = public
+        self.private_of: Any = private_of
+        self.public_of: Any = None
         self.encoded: Any = None
         self.domain: Any = None
 
@@ -64,11 +70,14 @@ def _twins(key: Any) -> Twins | None:
 
 
 def attach(key: Any, private: Any = None, public: Any = None) -> None:
-    """Give a key made through OpenSSL (a generated one) its twins at once."""
-    twins = _twins(key)
-    if twins is not None:
-        twins.private = private
-        twins.public = public
+    """Give a key made through OpenSSL (a generated one) its twins at once.
+
+    A NIST-curve key's twin is bound to its ``_d`` (see :class:`Twins`).
+    """
+    if type(key).__name__ in _KEY_CLASSES:
+        namespace = getattr(key, "__dict__", None)
+        if namespace is not None:
+            namespace[ATTRIBUTE] = Twins(private, public, namespace.get("_d"))
 
 
 def _twin(key: Any, which: str, make: Any, *args: Any) -> Any:
@@ -179,6 +188,16 @@ def _load_ec_private(key: Any, provider: Any) -> Any:
     return provider.load_private(int(key.d))
 
 
+_NOTHING: dict = {}
+
+
+def _ec_public_source(key: Any) -> Any:
+    """What a NIST-curve key's public twin is made from: its point, or its ``_d`` without one."""
+    namespace = getattr(key, "__dict__", _NOTHING)
+    point = namespace.get("_point")
+    return point if point is not None else namespace.get("_d")
+
+
 def _load_ec_public(key: Any, provider: Any) -> Any:
     if key.__dict__.get("_point") is None and key.has_private():
         private = ec_private(key, provider)
@@ -188,9 +207,24 @@ def _load_ec_public(key: Any, provider: Any) -> Any:
     return provider.load_public(int(point.x), int(point.y))
 
 
+def _bound_twin(key: Any, which: str, source: Any, make: Any, provider: Any) -> Any:
+    """:func:`_twin`, made again when the key no longer holds the ``source`` it was made from."""
+    twins = _twins(key)
+    if twins is None:
+        return None
+    if getattr(twins, which + "_of") is not source:
+        setattr(twins, which, None)
+        setattr(twins, which + "_of", source)
+    return _twin(key, which, make, provider)
+
+
 def ec_private(key: Any, provider: Any) -> Any:
     """The OpenSSL private key of a NIST-curve ``EccKey``, from its scalar ``d``."""
-    return _twin(key, "private", _load_ec_private, provider)
+    namespace = getattr(key, "__dict__", _NOTHING)
+    twins, d = namespace.get(ATTRIBUTE), namespace.get("_d")
+    if twins is not None and twins.private and twins.private_of is d:
+        return twins.private  # the common case, without a call
+    return _bound_twin(key, "private", d, _load_ec_private, provider)
 
 
 def ec_public(key: Any, provider: Any) -> Any:
@@ -199,7 +233,7 @@ def ec_public(key: Any, provider: Any) -> Any:
     A private key whose point was never computed has the point d·G: the
     private twin's public key is that point, without computing it in Python.
     """
-    return _twin(key, "public", _load_ec_public, provider)
+    return _bound_twin(key, "public", _ec_public_source(key), _load_ec_public, provider)
 
 
 # --------------------------------------------------------------------------- EdDSA

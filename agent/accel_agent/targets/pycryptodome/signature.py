@@ -180,7 +180,13 @@ def patch_dss(module: ModuleType) -> None:
         classes[native_cls] = accelerated_class(native_cls, methods)
     patch_new(module, classes)
     _install_fast_dss_new(
-        module, classes[module.FipsEcDsaSigScheme], slots, classes[module.FipsDsaSigScheme]
+        module,
+        {
+            "fips-186-3": classes[module.FipsEcDsaSigScheme],
+            "deterministic-rfc6979": classes[module.DeterministicDsaSigScheme],
+        },
+        slots,
+        classes[module.FipsDsaSigScheme],
     )
 
 
@@ -189,12 +195,16 @@ def patch_dss(module: ModuleType) -> None:
 _DSS_TEMPLATE_ATTRIBUTES = frozenset(
     ("_encoding", "_order", "_low_s", "_max_low_s", "_order_bits", "_order_bytes", "_randfunc")
 )
+# A deterministic scheme holds the same but the random function, and the
+# key's private scalar last (``_private_key``: the key's own ``_d``, or None).
+_DETERMINISTIC = "deterministic-rfc6979"
 
 
 def _install_fast_dss_new(
-    module: ModuleType, accelerated: type, curves: dict, accelerated_dsa: type
+    module: ModuleType, accelerated_ecc: dict[str, type], curves: dict, accelerated_dsa: type
 ) -> None:
-    """``DSS.new(key, "fips-186-3"[, encoding])`` without native's per-call arithmetic.
+    """``DSS.new(key, "fips-186-3" or "deterministic-rfc6979"[, encoding])`` without
+    native's per-call arithmetic (``accelerated_ecc``: each ECDSA mode's class).
 
     The scheme's attributes other than its key are the same for every key
     of a curve (the order and its sizes, the encoding): the first native
@@ -210,7 +220,7 @@ def _install_fast_dss_new(
     """
     wrapped_new = module.new
     ecc_key, dsa_key = module.EccKey, module.DsaKey
-    templates: dict[tuple[str, str], dict] = {}
+    templates: dict[tuple[str, str, str], dict] = {}
     dsa_templates: dict[tuple[int, int, str], dict] = {}
 
     def new_dsa(key: Any, encoding: Any) -> Any:
@@ -246,20 +256,27 @@ def _install_fast_dss_new(
             and (not args or (len(args) == 1 and args[0] in ("binary", "der")))
         ):
             return new_dsa(key, args[0] if args else "binary")
-        if type(key) is ecc_key and mode == "fips-186-3" and type(mode) is str and not kwargs:
+        accelerated = accelerated_ecc.get(mode) if type(mode) is str else None
+        if type(key) is ecc_key and accelerated is not None and not kwargs:
             encoding = args[0] if len(args) == 1 else "binary" if not args else None
-            template = templates.get((key.curve, encoding))
+            template = templates.get((key.curve, encoding, mode))
             if template is not None:
                 scheme = object.__new__(accelerated)
                 scheme._key = key  # first, as native's __init__ sets it
                 scheme.__dict__.update(template)
+                if mode == _DETERMINISTIC:  # last, as native's __init__ sets it
+                    scheme._private_key = key._d if key.has_private() else None
                 return scheme
             if encoding in ("binary", "der") and key.curve in curves:
                 scheme = wrapped_new(key, mode, encoding)
                 state = dict(vars(scheme))
                 del state["_key"]
+                if mode == _DETERMINISTIC and state.get("_private_key", False) is (
+                    key._d if key.has_private() else None
+                ):
+                    del state["_private_key"]
                 if type(scheme) is accelerated and state.keys() <= _DSS_TEMPLATE_ATTRIBUTES:
-                    templates[(key.curve, encoding)] = state
+                    templates[(key.curve, encoding, mode)] = state
                     remember_order(state.get("_order"))
                 return scheme
         return wrapped_new(key, mode, *args, **kwargs)
