@@ -35,7 +35,7 @@ import time
 import types
 import weakref
 
-from accel_agent import patching, registry, savings, shadow
+from accel_agent import patching, registry, savings, shadow, shadow_checks
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -386,6 +386,14 @@ def _measure_call(entry: _Entry, args: tuple, kwargs: dict, compare: bool) -> sh
                 return agent
         judged = stats or savings.primitive(shadow.UNKNOWN)
         judged.native_ns += native_ns
+        if same and shadow_checks.is_key(agent.value):
+            # A generated key: native's checks on it, not its class name alone.
+            same = shadow_checks.generated_key(
+                agent.value, native.value, original, native_args, native_kwargs, _native_run
+            )
+            if same is None:
+                judged.uncomparable += 1
+                return agent
         judged.comparisons += 1
         if not same:
             shadow.mismatch(named, method, size)
@@ -767,9 +775,16 @@ def _followed_call(
         and _stateless(twin)
         and _randomized(native, getattr(twin, name), native_args, native_kwargs)
     ):
-        stats.comparisons -= 1
-        stats.uncomparable += 1
-        return agent
+        # A drawn salt, k or seed: native's checks of the agent's result instead.
+        holds = agent.error is None and shadow_checks.randomized_call(
+            obj, twin, name, native_args, native_kwargs, agent.value, _native_run
+        )
+        if holds is None:
+            stats.comparisons -= 1
+            stats.uncomparable += 1
+            return agent
+        if holds:
+            return agent
     followed.native_only = True
     shadow.mismatch(followed.primitives or [followed.site.name], name, size)
     shadow.give_native_outputs(outputs)

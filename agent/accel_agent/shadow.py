@@ -363,6 +363,8 @@ def corrupt_if_asked(primitives: list[str], method: str, outcome: Outcome, outpu
             return
     value = outcome.value
     flipped = _flipped(value)
+    if flipped is _MISSING:
+        flipped = _tampered_key(value)
     if flipped is not _MISSING:
         outcome.value = flipped
     elif value is None and "verify" in method:
@@ -388,3 +390,24 @@ def _flipped(value: Any) -> Any:
                 items[index] = flipped
                 return type(value)(items)
     return _MISSING
+
+
+def _tampered_key(value: Any) -> Any:
+    """A copy of a generated key with one bit of its private part flipped (the test hook)."""
+    if type(value).__name__ not in ("RsaKey", "EccKey", "DsaKey"):
+        return _MISSING
+    getattr(value, "pointQ", None)  # an ECC key's public point made now, from the true d
+    tampered = object.__new__(type(value))  # copy.copy cannot pickle RSA's blinding lock
+    state = vars(tampered)
+    state.update(vars(value))
+    if isinstance(state.get("_seed"), bytes):  # Ed25519, X25519...: the point is the seed's
+        state["_seed"] = _flipped(state["_seed"])
+    elif state.get("_d") is not None:  # RSA's d stays odd, ECC's d in range
+        state["_d"] = type(state["_d"])(int(state["_d"]) ^ 2)
+    elif isinstance(state.get("_key"), dict) and "x" in state["_key"]:  # DSA
+        numbers = dict(state["_key"])
+        numbers["x"] = type(numbers["x"])(int(numbers["x"]) ^ 2)
+        state["_key"] = numbers
+    else:
+        return _MISSING
+    return tampered
