@@ -643,3 +643,23 @@ def test_pyaes_state_is_compared_and_a_mismatch_gives_the_object_natives_state(s
     instrument.disable()
     with natively():
         assert got == stream()
+
+
+def test_proving_a_signature_leaves_the_programs_call_counts_alone(shadowed):
+    """The agent's own verify of its PSS signature is shadow mode's, not the program's: the
+    registry counts one call, as with shadow mode off."""
+    from Crypto.Hash import SHA256
+    from Crypto.PublicKey import RSA
+    from Crypto.Signature import pss
+
+    key = RSA.import_key((Path(__file__).parent / "fixtures" / "shadow_rsa_2048.pem").read_bytes())
+    signer = pss.new(key)
+    before = registry.calls().get("rsa-pss", 0)
+    signature = signer.sign(SHA256.new(b"counted"))
+    if registry.choice("rsa-pss").provider_name == "native":
+        pytest.skip("rsa-pss is native here: nothing of the agent's to prove")
+    assert registry.calls()["rsa-pss"] - before == 1
+    assert savings.shadow_summary()["comparisons"] >= 1
+    assert savings.shadow_summary()["mismatches"] == {}
+    with natively():
+        pss.new(key.public_key()).verify(SHA256.new(b"counted"), signature)

@@ -428,14 +428,31 @@ def _internal_error(exc: Exception, serve: Callable) -> shadow.Outcome:
     return agent if agent is not None else serve()
 
 
-def _measure_call(entry: _Entry, args: tuple, kwargs: dict, compare: bool) -> shadow.Outcome:
-    site, method, original = entry.site, entry.method, entry.original
+def _agent_side(entry: _Entry, args: tuple, kwargs: dict) -> tuple[shadow.Outcome, int, list[str]]:
+    """The agent's side of a sampled call: its outcome, its time, the primitives that served it."""
     before = _slot_counts()
-    native_args, native_kwargs, outputs = shadow.inputs_for_native(args, kwargs)
     started = time.perf_counter_ns()
     agent = _local.agent = shadow.Outcome.of(entry.replacement, args, kwargs)
     agent_ns = time.perf_counter_ns() - started
-    primitives = _served(before)
+    return agent, agent_ns, _served(before)
+
+
+def _sample_figures(
+    site: savings.Site, primitives: list[str], size: int, agent_ns: int
+) -> savings.PrimitiveStats | None:
+    """A sample in the figures of the primitive that served it (None: none known yet)."""
+    if not primitives:
+        return None
+    site.sampled += 1
+    stats = savings.primitive(primitives[0])
+    stats.add_sample(size, agent_ns)
+    return stats
+
+
+def _measure_call(entry: _Entry, args: tuple, kwargs: dict, compare: bool) -> shadow.Outcome:
+    site, method, original = entry.site, entry.method, entry.original
+    native_args, native_kwargs, outputs = shadow.inputs_for_native(args, kwargs)
+    agent, agent_ns, primitives = _agent_side(entry, args, kwargs)
     followable = agent.error is None and not isinstance(agent.value, _VALUE_TYPES)
     if not primitives and not followable:
         site.native_routed += 1  # the replacement handed the call to native itself
@@ -443,11 +460,7 @@ def _measure_call(entry: _Entry, args: tuple, kwargs: dict, compare: bool) -> sh
     size = _data_size(original, method, args, kwargs)
     # AES objects count their call on first use, not when made: such an
     # object is followed with its primitive still to be found.
-    stats = None
-    if primitives:
-        site.sampled += 1
-        stats = savings.primitive(primitives[0])
-        stats.add_sample(size, agent_ns)
+    stats = _sample_figures(site, primitives, size, agent_ns)
     if not compare:
         if followable:
             _follow(agent.value, None, primitives, stats, site, size, agent_ns)
@@ -526,17 +539,9 @@ def _measure_method_call(
     obj = args[0]
     snapshot = shadow.state_snapshot(obj, entry.library) if compare else None
     native_args, native_kwargs, outputs = shadow.inputs_for_native(args[1:], kwargs)
-    before = _slot_counts()
-    started = time.perf_counter_ns()
-    agent = _local.agent = shadow.Outcome.of(entry.replacement, args, kwargs)
-    agent_ns = time.perf_counter_ns() - started
-    primitives = _served(before)
+    agent, agent_ns, primitives = _agent_side(entry, args, kwargs)
     size = _data_size(original, method, args, kwargs)
-    stats = None
-    if primitives:
-        site.sampled += 1
-        stats = savings.primitive(primitives[0])
-        stats.add_sample(size, agent_ns)
+    stats = _sample_figures(site, primitives, size, agent_ns)
     if not compare:
         return agent
     judged = stats or savings.primitive(shadow.UNKNOWN)
@@ -601,6 +606,16 @@ def _native_run(function: Callable, args: tuple, kwargs: dict) -> shadow.Outcome
         return shadow.Outcome.of(function, args, kwargs).detached()
     finally:
         _native_side[0] -= 1
+
+
+def _uncounted(function: Callable, args: tuple, kwargs: dict) -> shadow.Outcome:
+    """An agent's call made by shadow mode itself: the slots' counts stay the program's."""
+    before = _slot_counts()
+    outcome = shadow.Outcome.of(function, args, kwargs)
+    slots = registry.slots()
+    for name, count in _slot_counts().items():
+        slots[name].calls -= count - before.get(name, 0)
+    return outcome
 
 
 def _randomized(native: shadow.Outcome, function: Callable, args: tuple, kwargs: dict) -> bool:
@@ -916,7 +931,7 @@ def _followed_call(
     ):
         # A drawn salt, k or seed: native's checks of the agent's result instead.
         holds = agent.error is None and shadow_checks.randomized_call(
-            obj, twin, name, native_args, native_kwargs, agent.value, _native_run
+            obj, twin, name, native_args, native_kwargs, agent.value, (_native_run, _uncounted)
         )
         if holds is None:
             stats.comparisons -= 1

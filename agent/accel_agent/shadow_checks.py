@@ -48,25 +48,37 @@ def _arguments(method: Callable, args: tuple, kwargs: dict) -> dict | None:
 
 
 def randomized_call(
-    obj: Any, twin: Any, name: str, args: tuple, kwargs: dict, agent: Any, native: Native
+    obj: Any,
+    twin: Any,
+    name: str,
+    args: tuple,
+    kwargs: dict,
+    agent: Any,
+    runners: tuple[Native, Native],
 ) -> bool | None:
-    """Whether the agent's randomized ``name`` result on ``obj`` holds up under native's checks."""
+    """Whether the agent's randomized ``name`` result on ``obj`` holds up under native's checks.
+
+    ``runners``: how native's side runs, and how the agent's own check runs
+    (uncounted: the program's call counts stay its own calls).
+    """
+    native = runners[0]
     if name == _SIGNING and callable(getattr(twin, "verify", None)):
-        return _signature_holds(obj, twin, args, kwargs, agent, native)
+        return _signature_holds(obj, twin, args, kwargs, agent, runners)
     if name == _ENCRYPTING and callable(getattr(twin, "decrypt", None)):
         return _ciphertext_opens(twin, args, kwargs, agent, native)
     return None
 
 
 def _signature_holds(
-    obj: Any, twin: Any, args: tuple, kwargs: dict, signature: Any, native: Native
+    obj: Any, twin: Any, args: tuple, kwargs: dict, signature: Any, runners: tuple
 ) -> bool | None:
+    native, uncounted = runners
     bound = _arguments(twin.sign, args, kwargs)
     if bound is None or len(bound) != 1 or not isinstance(signature, bytes):
         return None
     (message,) = bound.values()
     theirs = native(twin.verify, (message, signature), {})
-    mine = shadow.Outcome.of(obj.verify, (message, signature), {})
+    mine = uncounted(obj.verify, (message, signature), {})
     # The agent's verdict is native's, and native's is "valid".
     return theirs.error is None and mine.error is None
 
