@@ -3,7 +3,10 @@
     python tests/shadow_cases.py GROUP [--corrupt]
 
 GROUP is ``single`` (one data call on a fresh object, or a module-level
-one-shot function) or ``streaming`` (several calls on one object). Each
+one-shot function), ``streaming`` (several calls on one object),
+``randomized`` (signatures, ciphertexts and keys with a drawn salt, k, seed
+or key: what the caller got is checked natively by the test), or ``pyaes and
+pyDes`` (those libraries' objects, whose native is their own Python). Each
 case names the primitive it exercises, and within a group every primitive
 appears once: a mismatch turns its primitive native for the rest of the
 process. With ``--corrupt`` the test-only hook flips one output bit of each
@@ -30,6 +33,7 @@ DATA, AAD = Secrets.plaintext, Secrets.aad
 RSA_PEM = (Path(__file__).resolve().parent / "fixtures" / "shadow_rsa_2048.pem").read_bytes()
 P256_D = int.from_bytes(b"P256-SECRET-SCALAR-MARKER-0123", "big")
 ED25519_SEED = b"ED25519-SECRET-SEED-MARKER-01234"
+DSA_PEM = (Path(__file__).resolve().parent / "fixtures" / "shadow_dsa_1024.pem").read_bytes()
 
 
 def _aes():
@@ -245,6 +249,165 @@ def ed25519_sign():
     return signer.sign(DATA) + signer.sign(DATA[:5])
 
 
+# --------------------------------------------------------------------------- randomized outputs
+# A drawn salt, k, seed or key: each returns what the caller got, which the
+# test checks natively (verify_natively), as no two runs agree byte for byte.
+
+
+def _rsa_key():
+    from Crypto.PublicKey import RSA
+
+    return RSA.import_key(RSA_PEM)
+
+
+def pss_sign():
+    from Crypto.Hash import SHA256
+    from Crypto.Signature import pss
+
+    return pss.new(_rsa_key()).sign(SHA256.new(DATA))
+
+
+def oaep_encrypt():
+    from Crypto.Cipher import PKCS1_OAEP
+
+    return PKCS1_OAEP.new(_rsa_key()).encrypt(DATA)
+
+
+def pkcs1_encrypt():
+    from Crypto.Cipher import PKCS1_v1_5
+
+    return PKCS1_v1_5.new(_rsa_key()).encrypt(DATA)
+
+
+def ecdsa_random_k_sign():
+    from Crypto.Hash import SHA384
+    from Crypto.PublicKey import ECC
+    from Crypto.Signature import DSS
+
+    key = ECC.construct(curve="P-384", d=P256_D)
+    return DSS.new(key, "fips-186-3").sign(SHA384.new(DATA))
+
+
+def dsa_random_k_sign():
+    from Crypto.Hash import SHA256
+    from Crypto.Signature import DSS
+
+    return DSS.new(_dsa_key(), "fips-186-3").sign(SHA256.new(DATA))
+
+
+def _dsa_key():
+    from Crypto.PublicKey import DSA
+
+    return DSA.import_key(DSA_PEM)
+
+
+def rsa_generate():
+    from Crypto.PublicKey import RSA
+
+    return RSA.generate(1024).export_key("DER")
+
+
+def ecc_generate():
+    from Crypto.PublicKey import ECC
+
+    return ECC.generate(curve="P-521").export_key(format="DER")
+
+
+def dsa_generate():
+    from Crypto.PublicKey import DSA
+
+    return DSA.generate(1024).export_key("DER")
+
+
+def verify_natively(label: str, value: bytes) -> bool:
+    """Whether native pycryptodome accepts what the caller got from a randomized case."""
+    from Crypto.Cipher import PKCS1_OAEP, PKCS1_v1_5
+    from Crypto.Hash import SHA256, SHA384
+    from Crypto.PublicKey import DSA, ECC, RSA
+    from Crypto.Signature import DSS, pss
+
+    try:
+        if label == "pss sign":
+            pss.new(_rsa_key().public_key()).verify(SHA256.new(DATA), value)
+        elif label == "oaep encrypt":
+            return PKCS1_OAEP.new(_rsa_key()).decrypt(value) == DATA
+        elif label == "pkcs1 v1.5 encrypt":
+            return PKCS1_v1_5.new(_rsa_key()).decrypt(value, None) == DATA
+        elif label == "ecdsa p-384 random-k sign":
+            key = ECC.construct(curve="P-384", d=P256_D).public_key()
+            DSS.new(key, "fips-186-3").verify(SHA384.new(DATA), value)
+        elif label == "dsa random-k sign":
+            DSS.new(_dsa_key().public_key(), "fips-186-3").verify(SHA256.new(DATA), value)
+        elif label == "rsa generate":
+            key = RSA.import_key(value)
+            return key.size_in_bits() == 1024 and key.e == 65537 and key.has_private()
+        elif label == "ecc generate":
+            key = ECC.import_key(value)
+            return key.curve == "NIST P-521" and key.has_private()
+        elif label == "dsa generate":
+            key = DSA.import_key(value)
+            return int(key.p).bit_length() == 1024 and key.has_private()
+        else:
+            raise KeyError(label)
+    except ValueError:
+        return False
+    return True
+
+
+# --------------------------------------------------------------------------- pyaes and pyDes
+# Their native is their own Python code: the agent's methods write pyaes's
+# and pyDes's state back, and shadow mode compares it as well as the bytes.
+
+
+def pyaes_cbc_stream():
+    import pyaes
+
+    mode = pyaes.AESModeOfOperationCBC(KEY16, iv=IV)
+    return b"".join(mode.encrypt(DATA[i : i + 16]) for i in range(0, 48, 16))
+
+
+def pyaes_ctr_stream():
+    import pyaes
+
+    mode = pyaes.AESModeOfOperationCTR(KEY32, counter=pyaes.Counter(2**64 - 1))
+    return mode.encrypt(DATA[:33]) + mode.encrypt(DATA[33:])
+
+
+def pyaes_ecb_feeder():
+    import pyaes
+
+    feeder = pyaes.Encrypter(pyaes.AESModeOfOperationECB(KEY16))
+    return feeder.feed(DATA[:20]) + feeder.feed(DATA[20:]) + feeder.feed()
+
+
+def pyaes_cfb_stream():
+    import pyaes
+
+    mode = pyaes.AESModeOfOperationCFB(KEY16, iv=IV, segment_size=1)
+    return mode.encrypt(DATA[:5]) + mode.encrypt(DATA[5:])
+
+
+def pyaes_ofb_stream():
+    import pyaes
+
+    mode = pyaes.AESModeOfOperationOFB(KEY16, iv=IV)
+    return mode.encrypt(DATA[:17]) + mode.encrypt(DATA[17:])
+
+
+def pydes_triple_cbc():
+    import pyDes
+
+    cipher = pyDes.triple_des(KEY16 + IV[:8], pyDes.CBC, IV[8:], padmode=pyDes.PAD_PKCS5)
+    return cipher.encrypt(DATA[:40]) + cipher.encrypt(DATA[40:])
+
+
+def pydes_des_ecb():
+    import pyDes
+
+    cipher = pyDes.des(KEY16[:8], pyDes.ECB)
+    return cipher.encrypt(DATA[:48]) + cipher.decrypt(DATA[48:])
+
+
 # What verification cases check, made before the hook is on (the hook would
 # otherwise catch the making, and turn the primitive native before the check).
 PREPARED: dict[str, bytes] = {}
@@ -284,7 +447,28 @@ CASES = {
         "pss verify": ("rsa-pss", "public key", pss_verify),
         "ed25519 signer": ("ed25519", "public key", ed25519_sign),
     },
+    "randomized": {
+        "pss sign": ("rsa-pss", "public key", pss_sign),
+        "oaep encrypt": ("rsa-oaep", "public key", oaep_encrypt),
+        "pkcs1 v1.5 encrypt": ("rsa-pkcs1v15-encrypt", "public key", pkcs1_encrypt),
+        "ecdsa p-384 random-k sign": ("ecdsa-p384", "public key", ecdsa_random_k_sign),
+        "dsa random-k sign": ("dsa", "public key", dsa_random_k_sign),
+        "rsa generate": ("rsa-keygen", "public key", rsa_generate),
+        "ecc generate": ("ecc-keygen", "public key", ecc_generate),
+        "dsa generate": ("dsa-keygen", "public key", dsa_generate),
+    },
+    "pyaes and pyDes": {
+        "pyaes cbc stream": ("aes-cbc", "aes", pyaes_cbc_stream),
+        "pyaes ctr stream": ("aes-ctr", "aes", pyaes_ctr_stream),
+        "pyaes ecb feeder": ("aes-ecb", "aes", pyaes_ecb_feeder),
+        "pyaes cfb stream": ("aes-cfb", "aes", pyaes_cfb_stream),
+        "pyaes ofb stream": ("aes-ofb", "aes", pyaes_ofb_stream),
+        "pydes triple_des cbc": ("tdes-cbc", "des", pydes_triple_cbc),
+        "pydes des ecb": ("tdes-ecb", "des", pydes_des_ecb),
+    },
 }
+# The groups whose results are the same bytes in every run (randomized: checked natively).
+DETERMINISTIC = ("single", "streaming", "pyaes and pyDes")
 
 
 def run(group: str, corrupt: bool) -> dict:

@@ -83,6 +83,7 @@ def test_report_alone_samples_without_a_wrapper_per_call(tmp_path):
     target = tmp_path / "one.json"
     code = textwrap.dedent(
         """
+        import time
         from Crypto.Hash import SHA256
         from accel_agent import instrument
         from Crypto.Hash import SHA256 as again
@@ -92,6 +93,8 @@ def test_report_alone_samples_without_a_wrapper_per_call(tmp_path):
             SHA256.new(b"x" * 200).digest()
             bare += not getattr(SHA256.new, "__accel_instrumented__", False)
             kept.append([i])  # what programs allocate and keep meanwhile
+            if i % 2000 == 0:
+                time.sleep(0.01)  # the sampling clock ticks: a few samples
         print(bare)
         """
     )
@@ -108,6 +111,35 @@ def test_report_alone_samples_without_a_wrapper_per_call(tmp_path):
     account = savings_merge.merge([report])
     assert account["primitives"]["sha256"]["bytes"] == 200 * 20000
     assert account["primitives"]["sha256"]["bytes_basis"] == "estimated"
+
+
+def test_report_alone_samples_with_the_collector_off_and_nothing_kept(tmp_path):
+    """The sampling clock is not the garbage collector's: a loop that keeps nothing, with the
+    collector off, is sampled too (it once got calls but no samples)."""
+    target = tmp_path / "one.json"
+    code = textwrap.dedent(
+        """
+        import gc, time
+        gc.disable()
+        from Crypto.Hash import SHA256
+        collections = sum(s["collections"] for s in gc.get_stats())
+        ends = time.monotonic() + 0.5
+        calls = 0
+        while time.monotonic() < ends:
+            SHA256.new(b"x" * 200).digest()
+            calls += 1
+        print(calls, sum(s["collections"] for s in gc.get_stats()) - collections)
+        """
+    )
+    env = clean_environment(ACCEL_AGENT="quiet", ACCEL_AGENT_REPORT=str(target))
+    result = run_python("-c", code, env=env)
+    assert result.returncode == 0, result.stderr
+    calls, collections = map(int, result.stdout.split())
+    assert collections == 0
+    row = json.loads(target.read_text())["primitives"]["sha256"]
+    assert row["calls"] == calls
+    assert 0 < row["samples"] < calls / 10
+    assert row["sampled_bytes"] == 200 * row["samples"]
 
 
 def test_write_report_writes_now_and_needs_a_path(agent_state, tmp_path, monkeypatch):

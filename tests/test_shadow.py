@@ -21,11 +21,11 @@ import pytest
 import accel_agent
 from accel_agent import activation, instrument, registry, savings, shadow
 from helpers import clean_environment, run_python
-from shadow_cases import CASES
+from shadow_cases import CASES, DETERMINISTIC, verify_natively
 from transparency_helpers import natively
 
 CASES_SCRIPT = Path(__file__).resolve().parent / "shadow_cases.py"
-GROUPS = tuple(CASES)
+GROUPS = DETERMINISTIC  # the randomized group's results are checked natively instead
 FAMILIES = {"aes", "chacha", "hash", "mac", "kdf", "public key"}
 MISMATCH_LINE = re.compile(
     r"^accel-agent: shadow mismatch: (?P<primitive>[a-z0-9-]+) (?P<method>[A-Za-z0-9_]+) "
@@ -82,9 +82,10 @@ def _leaks(text: str, values: dict[str, bytes]) -> list[str]:
     return found
 
 
-@pytest.mark.parametrize("group", GROUPS)
+@pytest.mark.parametrize("group", tuple(CASES))
 def test_every_family_is_covered(group):
-    assert {family for _, family, _ in CASES[group].values()} == FAMILIES
+    if group in ("single", "streaming"):
+        assert {family for _, family, _ in CASES[group].values()} == FAMILIES
     primitives = [primitive for primitive, _, _ in CASES[group].values()]
     assert len(primitives) == len(set(primitives)), "a primitive caught once turns native"
 
@@ -123,6 +124,50 @@ def test_a_flipped_bit_is_caught_and_the_caller_gets_native(group, tmp_path):
     assert not _leaks(stderr, secrets)
     assert not _leaks(report_text, secrets)
     assert not _leaks(json.dumps(agent), secrets)
+
+
+def _randomized_run(tmp_path: Path, corrupt: bool):
+    shadowed, stderr = _run_cases("randomized", "shadow", tmp_path, corrupt=corrupt)
+    with natively():
+        refused = [
+            label
+            for label, value in shadowed["results"].items()
+            if value.startswith("raised") or not verify_natively(label, bytes.fromhex(value))
+        ]
+    return shadowed, stderr, refused
+
+
+def test_randomized_outputs_are_proved_not_skipped(tmp_path):
+    """A PSS or random-k signature, an OAEP or PKCS#1 v1.5 ciphertext, a generated key: native
+    verifies, decrypts or rebuilds the agent's. Each is a comparison, none is uncomparable."""
+    shadowed, stderr, refused = _randomized_run(tmp_path, corrupt=False)
+    assert refused == []
+    assert shadowed["agent"]["shadow"]["mismatches"] == {} and shadowed["agent"]["healthy"]
+    assert "shadow mismatch" not in stderr
+    rows = _report(tmp_path)["primitives"]
+    for primitive, _, _ in CASES["randomized"].values():
+        assert rows[primitive]["comparisons"] >= 1, primitive
+        assert rows[primitive]["uncomparable"] == 0, primitive
+
+
+def test_a_flipped_bit_in_a_randomized_output_is_caught(tmp_path):
+    """The hook flips a bit of the agent's signature or ciphertext, or of a generated key's
+    private part: native's check refuses it, the caller gets native's (which native accepts),
+    the primitive turns native, one data-free line each."""
+    shadowed, stderr, refused = _randomized_run(tmp_path, corrupt=True)
+    assert refused == []  # what the caller got is native's, and sound
+    primitives = {primitive for primitive, _, _ in CASES["randomized"].values()}
+    assert set(shadowed["agent"]["shadow"]["mismatches"]) == primitives
+    for primitive in primitives:
+        entry = shadowed["agent"]["primitives"][primitive]
+        assert entry["outcome"] == registry.NOT_ACCELERATED, primitive
+    named = [MISMATCH_LINE.match(line) for line in stderr.splitlines() if "mismatch" in line]
+    assert all(named) and sorted(m["primitive"] for m in named) == sorted(primitives)
+    secrets = dict(_secrets())
+    for label, value in shadowed["results"].items():
+        secrets["result of " + label] = bytes.fromhex(value)
+    assert not _leaks(stderr, secrets)
+    assert not _leaks(json.dumps(_report(tmp_path)), secrets)
 
 
 @pytest.mark.parametrize("group", GROUPS)
@@ -534,3 +579,87 @@ def test_with_both_off_nothing_of_shadow_or_report_is_imported():
     result = run_python("-c", code, env=clean_environment(ACCEL_AGENT="quiet"))
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "[]"
+
+
+_SAMPLED = """
+import random
+random.seed(1)
+from Crypto.Hash import SHA256
+import accel_agent
+for i in range(300):
+    SHA256.new(b"x").digest()
+print(random.random(), accel_agent.status(resolve=False)["shadow"]["comparisons"])
+"""
+
+
+def _sampled_run(**env: str) -> tuple[str, int]:
+    result = run_python("-c", _SAMPLED, env=clean_environment(**env))
+    assert result.returncode == 0, result.stderr
+    drawn, comparisons = result.stdout.split()
+    return drawn, int(comparisons)
+
+
+def test_sampling_leaves_the_programs_random_alone_and_repeats_under_a_seed():
+    """Shadow mode draws from a generator of its own: a seeded program's random numbers are
+    native's. ACCEL_AGENT_SHADOW_SEED makes a run sample the same calls again."""
+    native, _ = _sampled_run(ACCEL_AGENT="off")
+    seeded = dict(ACCEL_AGENT="shadow", ACCEL_AGENT_SHADOW_RATE="0.2", ACCEL_AGENT_SHADOW_SEED="7")
+    first, second = _sampled_run(**seeded), _sampled_run(**seeded)
+    other = _sampled_run(**dict(seeded, ACCEL_AGENT_SHADOW_SEED="8"))
+    assert first[0] == second[0] == other[0] == native
+    assert first[1] == second[1]
+    assert 0 < first[1] < 600 and other[1] != first[1]
+
+
+def test_a_seed_that_is_no_integer_is_said_and_ignored():
+    result = run_python(
+        "-c",
+        _SAMPLED,
+        env=clean_environment(
+            ACCEL_AGENT="shadow", ACCEL_AGENT_SHADOW_RATE="0.2", ACCEL_AGENT_SHADOW_SEED="x"
+        ),
+    )
+    assert result.returncode == 0
+    assert "ACCEL_AGENT_SHADOW_SEED: 'x' is not an integer; sampling unseeded" in result.stderr
+
+
+def test_pyaes_state_is_compared_and_a_mismatch_gives_the_object_natives_state(shadowed):
+    """pyaes's native is its own code, run on a copy of the object: the state after the call
+    is compared too, and on a mismatch the caller's object (and the feeder's mode it holds)
+    takes native's state, so its next call goes on as natively."""
+    pyaes = pytest.importorskip("pyaes")
+
+    def stream():
+        mode = pyaes.AESModeOfOperationCBC(b"k" * 16, iv=b"i" * 16)
+        feeder = pyaes.Encrypter(mode)
+        out = feeder.feed(b"a" * 40)
+        shadow.corrupt_for_tests("aes-cbc")
+        out += feeder.feed(b"b" * 40)
+        shadow.corrupt_for_tests(None)
+        return out + feeder.feed() + mode.encrypt(b"c" * 16)
+
+    got = stream()
+    assert set(savings.shadow_summary()["mismatches"]) == {"aes-cbc"}
+    instrument.disable()
+    with natively():
+        assert got == stream()
+
+
+def test_proving_a_signature_leaves_the_programs_call_counts_alone(shadowed):
+    """The agent's own verify of its PSS signature is shadow mode's, not the program's: the
+    registry counts one call, as with shadow mode off."""
+    from Crypto.Hash import SHA256
+    from Crypto.PublicKey import RSA
+    from Crypto.Signature import pss
+
+    key = RSA.import_key((Path(__file__).parent / "fixtures" / "shadow_rsa_2048.pem").read_bytes())
+    signer = pss.new(key)
+    before = registry.calls().get("rsa-pss", 0)
+    signature = signer.sign(SHA256.new(b"counted"))
+    if registry.choice("rsa-pss").provider_name == "native":
+        pytest.skip("rsa-pss is native here: nothing of the agent's to prove")
+    assert registry.calls()["rsa-pss"] - before == 1
+    assert savings.shadow_summary()["comparisons"] >= 1
+    assert savings.shadow_summary()["mismatches"] == {}
+    with natively():
+        pss.new(key.public_key()).verify(SHA256.new(b"counted"), signature)

@@ -127,12 +127,15 @@ def _instrument(mode: str) -> None:
         return
     from accel_agent import instrument, savings, shadow
 
-    rate = None
+    rate = seed = None
     if shadow_on:
         rate, problem = config.shadow_rate_choice()
         if problem:
             messages.problem(problem)
-    instrument.enable(rate, report_path is not None)
+        seed, problem = config.shadow_seed_choice()
+        if problem:
+            messages.problem(problem)
+    instrument.enable(rate, report_path is not None, seed)
     if report_path is not None:
         savings.write_at_exit(report_path)
     shadow.corrupt_from_environment()

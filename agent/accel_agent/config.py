@@ -31,6 +31,7 @@ ENV_EXCLUDE = "ACCEL_AGENT_EXCLUDE"
 ENV_KEY_REUSE = "ACCEL_AGENT_KEY_REUSE"
 ENV_SPEEDUPS = "ACCEL_AGENT_SPEEDUPS"
 ENV_SHADOW_RATE = "ACCEL_AGENT_SHADOW_RATE"
+ENV_SHADOW_SEED = "ACCEL_AGENT_SHADOW_SEED"
 ENV_REPORT = "ACCEL_AGENT_REPORT"
 DEFAULT_SHADOW_RATE = 0.01
 
@@ -102,6 +103,14 @@ SETTINGS = (
         accepted="a fraction from 0 to 1 (anything else: the default, with a warning)",
         help="in shadow mode, the share of one-shot calls and of streaming objects that "
         "native pycryptodome redoes and the agent compares (docs/shadow.md)",
+    ),
+    Setting(
+        name="shadow_seed",
+        sources=(None, ENV_SHADOW_SEED, None),
+        accepted="an integer (anything else: unseeded, with a warning)",
+        help="seeds shadow mode's own sampling draws, so that a run samples the same calls "
+        "again (tests); unseeded, the draws come from the OS, never from the program's "
+        "random module",
     ),
     Setting(
         name="report",
@@ -381,6 +390,17 @@ def shadow_rate_choice() -> tuple[float, str | None]:
             DEFAULT_SHADOW_RATE,
         )
     return rate, None
+
+
+def shadow_seed_choice() -> tuple[int | None, str | None]:
+    """(the seed of shadow mode's sampling draws or None, a problem to report)."""
+    raw = os.environ.get(ENV_SHADOW_SEED)
+    if raw is None or not raw.strip():
+        return None, None
+    try:
+        return int(raw), None
+    except ValueError:
+        return None, "%s: %r is not an integer; sampling unseeded" % (ENV_SHADOW_SEED, raw)
 
 
 def shadow_requested() -> bool:

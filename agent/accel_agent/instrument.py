@@ -6,8 +6,10 @@ shadow mode or the report is on (and only then: with both off nothing here
 is imported and patching installs replacements as they are), a listener
 there puts a thin wrapper around each replacement:
 
-* most calls go straight to the replacement, after one counter increment
-  (report) or one ``random()`` draw (shadow);
+* most calls go straight to the replacement: in shadow mode after one
+  counter increment and one draw from shadow mode's own generator
+  (:class:`_Draws`, seedable); with the report alone the wrapper is there
+  only for the one call after each tick of :class:`_Sampler`'s clock;
 * a sampled call is timed, the primitive that served it is found by which
   registry slots counted it, and its data bytes are measured. In shadow mode
   the native original runs too, on a snapshot of the same inputs, and
@@ -17,17 +19,26 @@ there puts a thin wrapper around each replacement:
   of the same name (``isinstance``, ``type(obj).__name__``, ``copy`` hold)
   whose public methods do the same, per call, against a native twin made by
   the native original from the same arguments. Sampling is therefore per
-  call for one-shot calls and per object for streaming objects.
+  call for one-shot calls and per object for streaming objects;
+* a sampled call of a pyaes or pyDes method (their objects' state is plain
+  attributes) runs the library's own method on a deep copy of the object,
+  and compares results and states (:func:`_measure_method_call`): such
+  calls stand alone and are sampled per call;
+* a randomized result (a PSS or random-``k`` signature, an OAEP ciphertext,
+  a generated key) is judged by native's checks of it
+  (:mod:`accel_agent.shadow_checks`).
 
-Shadow work runs in the caller's thread, inside the call; there are no
-background threads. While a sampled call runs, calls it makes itself
-(native HMAC calling a hash's ``new``) go straight to their replacement.
+Shadow work runs in the caller's thread, inside the call; the one
+background thread, the report's sampling clock, only swaps attributes.
+While a sampled call runs, calls it makes itself (native HMAC calling a
+hash's ``new``) go straight to their replacement.
 """
 
 from __future__ import annotations
 
 import functools
 import inspect
+import os
 import random
 import sys
 import threading
@@ -35,7 +46,7 @@ import time
 import types
 import weakref
 
-from accel_agent import patching, registry, savings, shadow
+from accel_agent import patching, registry, savings, shadow, shadow_checks
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -53,6 +64,11 @@ _DATA_METHODS = frozenset(
 # Facts of a new object that a later call depends on, compared at creation.
 _OBJECT_FACTS = ("nonce", "iv", "block_size", "digest_size", "key_size", "mode", "oid")
 _HASH_FAMILIES = frozenset(("md5", "sha1", "sha2", "sha3", "blake2"))
+# Pure-Python libraries whose patched methods change their objects' plain
+# attributes (pyaes's modes and feeders, pyDes's ciphers): native's side of
+# such a call runs on a copy of the object (_measure_method_call). Other
+# libraries' patched methods (python-ecdsa's keys) change nothing.
+_STATEFUL_LIBRARIES = frozenset(("pyaes", "pyDes"))
 _VALUE_TYPES = (bytes, bytearray, memoryview, str, int, float, bool, type(None), tuple, list)
 
 _settings = {"shadow": False, "rate": 0.0, "report": False}
@@ -70,7 +86,6 @@ _SET_CLASS = object.__dict__["__class__"].__set__
 _native_side = [0]
 # (module name, attribute) -> its entry, for every instrumented attribute
 _entries: dict[tuple[str, str], _Entry] = {}
-_collections = [0]  # garbage collections since the last arming
 
 
 class _Entry:
@@ -81,7 +96,15 @@ class _Entry:
     """
 
     __slots__ = (
-        "module", "name", "replacement", "wrapper", "armed", "site", "method", "original"
+        "module",
+        "name",
+        "replacement",
+        "wrapper",
+        "armed",
+        "site",
+        "method",
+        "original",
+        "library",
     )
 
     def __init__(self, module: Any, name: str, replacement: Any, original: Any) -> None:
@@ -93,6 +116,10 @@ class _Entry:
         self.site = savings.site("%s.%s" % (module.__name__, name))
         self.method = name.rsplit(".", 1)[-1]
         self.original = original
+        # "AESModeOfOperationCBC.encrypt": a method of a class of a library whose
+        # objects keep their state in plain attributes that the method changes.
+        library = module.__name__.split(".")[0]
+        self.library = library if "." in name and library in _STATEFUL_LIBRARIES else None
 
     def install(self, value: Any) -> None:
         patching.set_value(self.module, self.name, value)
@@ -106,16 +133,18 @@ def shadow_rate() -> float | None:
     return float(_settings["rate"]) if _settings["shadow"] else None
 
 
-def enable(shadow_rate: float | None, report: bool) -> None:
+def enable(shadow_rate: float | None, report: bool, seed: int | None = None) -> None:
     """Instrument every replacement installed from now on, and those installed already.
 
     ``shadow_rate`` None: shadow mode is off, and the report alone samples
-    as :func:`_arm` says.
+    as :class:`_Sampler` says. ``seed``: shadow mode's draws are seeded with
+    it (a run samples the same calls again); None, they come from the OS.
     """
     disable()
     _settings.update(shadow=shadow_rate is not None, rate=shadow_rate or 0.0, report=report)
     if not enabled():
         return
+    _draws.reseed(seed)
     patching.patch_listeners.append(_on_patch)
     for module_name, names in patching.patched_names().items():
         module = _module(module_name)
@@ -127,29 +156,24 @@ def enable(shadow_rate: float | None, report: bool) -> None:
             if installed is not current:
                 patching.set_value(module, name, installed)
     if not _settings["shadow"]:
-        import gc
-
-        _collections[0] = ARM_EVERY - 1  # the first collection arms: short runs get a sample
-        gc.callbacks.append(_on_collection)
+        _sampler.start()
 
 
 def disable() -> None:
     """Put the bare replacements back (tests, benchmarks); followed objects keep their twins."""
-    import gc
-
+    _sampler.stop()
     if _on_patch in patching.patch_listeners:
         patching.patch_listeners.remove(_on_patch)
-    if _on_collection in gc.callbacks:
-        gc.callbacks.remove(_on_collection)
-    for (module_name, name), entry in list(_entries.items()):
-        module = _module(module_name)
-        if (
-            module is not None
-            and patching.is_patched(module_name, name)
-            and patching.current_value(module, name) is entry.wrapper
-        ):
-            entry.install(entry.replacement)
-    _entries.clear()
+    with _sampler.lock:
+        for (module_name, name), entry in list(_entries.items()):
+            module = _module(module_name)
+            if (
+                module is not None
+                and patching.is_patched(module_name, name)
+                and patching.current_value(module, name) is entry.wrapper
+            ):
+                entry.install(entry.replacement)
+        _entries.clear()
     _settings.update(shadow=False, rate=0.0, report=False)
 
 
@@ -157,28 +181,93 @@ def _module(name: str) -> Any:
     return sys.modules.get(name)
 
 
-# Report only, sampling costs no wrapper on unsampled calls: every
-# ARM_EVERY garbage collections (which allocation drives, in the allocating
-# thread: no timer, no thread) each entry point gets its sampling wrapper
-# back, and takes it out again on its next call, which it measures.
-ARM_EVERY = 64
+class _Draws:
+    """Shadow mode's sampling draws: a generator of its own, never the program's ``random``.
+
+    Drawing from the ``random`` module would move a seeded program's own
+    sequence on (``random.seed(1)`` then ``random.random()`` would differ
+    from native's run). Seeded (``ACCEL_AGENT_SHADOW_SEED``), a run samples
+    the same calls again; unseeded, the OS seeds it, and a forked child gets
+    a seed of its own rather than its parent's draws.
+    """
+
+    def __init__(self) -> None:
+        self.generator = random.Random()
+        self.seed: int | None = None
+
+    def reseed(self, seed: int | None) -> None:
+        self.seed = seed
+        self.generator.seed(seed)  # None: from the OS
+
+    def after_fork_in_child(self) -> None:
+        if self.seed is None:
+            self.generator.seed(None)
 
 
-def _on_collection(phase: str, info: dict) -> None:
-    if phase != "stop":
-        return
-    _collections[0] += 1
-    if _collections[0] >= ARM_EVERY:
-        _collections[0] = 0
-        _arm()
+_draws = _Draws()
 
 
-def _arm() -> None:
-    for entry in list(_entries.values()):
-        # What is installed is asked, not remembered: tests swap originals in and out.
-        if patching.current_value(entry.module, entry.name) is entry.replacement:
-            entry.install(entry.wrapper)
-        entry.armed = True
+class _Sampler:
+    """Report only: when each entry point gets its sampling wrapper back, on a clock.
+
+    Sampling costs no wrapper on unsampled calls: every ``ARM_EVERY``
+    seconds a daemon thread gives each entry point its wrapper back, which
+    measures the next call and takes itself out again. The clock is not the
+    garbage collector's: a program that keeps nothing, or turns the collector
+    off, is sampled as often as any other. The thread only swaps attributes;
+    every sampled call runs in the caller's thread, inside the call. A forked
+    child starts its own. At most one sampled call per entry point in use,
+    ten times a second, tens of microseconds each.
+    """
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.stopping: threading.Event | None = None
+        self.registered = False
+
+    def start(self) -> None:
+        if not self.registered and hasattr(os, "register_at_fork"):
+            os.register_at_fork(after_in_child=_after_fork_in_child)
+            self.registered = True
+        self.stop()
+        stopping = self.stopping = threading.Event()
+        thread = threading.Thread(
+            target=self._run, args=(stopping,), name="accel-agent-report-sampler", daemon=True
+        )
+        thread.start()
+
+    def stop(self) -> None:
+        if self.stopping is not None:
+            self.stopping.set()
+            self.stopping = None
+
+    def _run(self, stopping: threading.Event) -> None:
+        # The first arming comes soon, not with the first call, whose time
+        # includes the provider's first-use costs: short runs get a sample.
+        delay = ARM_FIRST
+        while not stopping.wait(delay):
+            self.arm()
+            delay = ARM_EVERY
+
+    def arm(self) -> None:
+        with self.lock:
+            for entry in list(_entries.values()):
+                entry.armed = True
+                # What is installed is asked, not remembered: tests swap originals in and out.
+                if patching.current_value(entry.module, entry.name) is entry.replacement:
+                    entry.install(entry.wrapper)
+
+
+ARM_FIRST = 0.02  # seconds from start (or fork) to the first arming
+ARM_EVERY = 0.1  # seconds between armings
+_sampler = _Sampler()
+
+
+def _after_fork_in_child() -> None:
+    _draws.after_fork_in_child()
+    if _settings["report"] and not _settings["shadow"]:
+        _sampler.lock = threading.Lock()  # the parent's may have been held by its thread
+        _sampler.start()
 
 
 def _on_patch(module: Any, name: str, replacement: Any, original: Any) -> Any:
@@ -208,17 +297,14 @@ def _on_patch(module: Any, name: str, replacement: Any, original: Any) -> Any:
     entry.wrapper = _wrapper(entry)
     if _settings["shadow"]:
         return entry.wrapper
-    # Report only: the first arming comes with the next garbage collection,
-    # not with the first call, whose time includes the provider's first-use costs.
-    _collections[0] = ARM_EVERY - 1
-    return replacement
+    return replacement  # report only: armed by the sampler's clock
 
 
 def _wrapper(entry: _Entry) -> Callable:
     site, replacement = entry.site, entry.replacement
     if _settings["shadow"]:
         rate = float(_settings["rate"])
-        draw = random.random
+        draw = _draws.generator.random
         native_side = _native_side
 
         def wrapper(*args, **kwargs):
@@ -318,7 +404,10 @@ def _sampled(entry: _Entry, args: tuple, kwargs: dict, compare: bool) -> Any:
     _local.busy = True
     _local.agent = None
     try:
-        outcome = _measure_call(entry, args, kwargs, compare)
+        if entry.library and args and type(getattr(args[0], "__dict__", None)) is dict:
+            outcome = _measure_method_call(entry, args, kwargs, compare)
+        else:
+            outcome = _measure_call(entry, args, kwargs, compare)
     except Exception as exc:  # noqa: BLE001 - a fault of the comparison, never the caller's
         replacement = entry.replacement
         outcome = _internal_error(exc, lambda: shadow.Outcome.of(replacement, args, kwargs))
@@ -339,14 +428,31 @@ def _internal_error(exc: Exception, serve: Callable) -> shadow.Outcome:
     return agent if agent is not None else serve()
 
 
-def _measure_call(entry: _Entry, args: tuple, kwargs: dict, compare: bool) -> shadow.Outcome:
-    site, method, original = entry.site, entry.method, entry.original
+def _agent_side(entry: _Entry, args: tuple, kwargs: dict) -> tuple[shadow.Outcome, int, list[str]]:
+    """The agent's side of a sampled call: its outcome, its time, the primitives that served it."""
     before = _slot_counts()
-    native_args, native_kwargs, outputs = shadow.inputs_for_native(args, kwargs)
     started = time.perf_counter_ns()
     agent = _local.agent = shadow.Outcome.of(entry.replacement, args, kwargs)
     agent_ns = time.perf_counter_ns() - started
-    primitives = _served(before)
+    return agent, agent_ns, _served(before)
+
+
+def _sample_figures(
+    site: savings.Site, primitives: list[str], size: int, agent_ns: int
+) -> savings.PrimitiveStats | None:
+    """A sample in the figures of the primitive that served it (None: none known yet)."""
+    if not primitives:
+        return None
+    site.sampled += 1
+    stats = savings.primitive(primitives[0])
+    stats.add_sample(size, agent_ns)
+    return stats
+
+
+def _measure_call(entry: _Entry, args: tuple, kwargs: dict, compare: bool) -> shadow.Outcome:
+    site, method, original = entry.site, entry.method, entry.original
+    native_args, native_kwargs, outputs = shadow.inputs_for_native(args, kwargs)
+    agent, agent_ns, primitives = _agent_side(entry, args, kwargs)
     followable = agent.error is None and not isinstance(agent.value, _VALUE_TYPES)
     if not primitives and not followable:
         site.native_routed += 1  # the replacement handed the call to native itself
@@ -354,11 +460,7 @@ def _measure_call(entry: _Entry, args: tuple, kwargs: dict, compare: bool) -> sh
     size = _data_size(original, method, args, kwargs)
     # AES objects count their call on first use, not when made: such an
     # object is followed with its primitive still to be found.
-    stats = None
-    if primitives:
-        site.sampled += 1
-        stats = savings.primitive(primitives[0])
-        stats.add_sample(size, agent_ns)
+    stats = _sample_figures(site, primitives, size, agent_ns)
     if not compare:
         if followable:
             _follow(agent.value, None, primitives, stats, site, size, agent_ns)
@@ -386,6 +488,14 @@ def _measure_call(entry: _Entry, args: tuple, kwargs: dict, compare: bool) -> sh
                 return agent
         judged = stats or savings.primitive(shadow.UNKNOWN)
         judged.native_ns += native_ns
+        if same and shadow_checks.is_key(agent.value):
+            # A generated key: native's checks on it, not its class name alone.
+            same = shadow_checks.generated_key(
+                agent.value, native.value, original, native_args, native_kwargs, _native_run
+            )
+            if same is None:
+                judged.uncomparable += 1
+                return agent
         judged.comparisons += 1
         if not same:
             shadow.mismatch(named, method, size)
@@ -409,6 +519,48 @@ def _measure_call(entry: _Entry, args: tuple, kwargs: dict, compare: bool) -> sh
         judged.uncomparable += 1
         return agent
     shadow.mismatch(named, method, size)
+    shadow.give_native_outputs(outputs)
+    return native
+
+
+def _measure_method_call(
+    entry: _Entry, args: tuple, kwargs: dict, compare: bool
+) -> shadow.Outcome:
+    """A method of a pure-Python library's object (pyaes, pyDes): native runs on a copy of it.
+
+    The library's own method is native; it runs on a deep copy of the object
+    made before the agent's call, and both the results and the two objects'
+    states after the call are compared (the agent writes the library's own
+    state back). Each call stands alone, so such calls are sampled per call,
+    streaming objects included. On a mismatch the caller's object takes
+    native's state and the caller native's result.
+    """
+    site, method, original = entry.site, entry.method, entry.original
+    obj = args[0]
+    snapshot = shadow.state_snapshot(obj, entry.library) if compare else None
+    native_args, native_kwargs, outputs = shadow.inputs_for_native(args[1:], kwargs)
+    agent, agent_ns, primitives = _agent_side(entry, args, kwargs)
+    size = _data_size(original, method, args, kwargs)
+    stats = _sample_figures(site, primitives, size, agent_ns)
+    if not compare:
+        return agent
+    judged = stats or savings.primitive(shadow.UNKNOWN)
+    if snapshot is None or outputs is None or _calls_back(args[1:], kwargs):
+        judged.uncomparable += 1
+        return agent
+    shadow.corrupt_if_asked(primitives, method, agent, outputs)
+    started = time.perf_counter_ns()
+    native = _native_run(original, (snapshot,) + native_args, native_kwargs)
+    judged.native_ns += time.perf_counter_ns() - started
+    judged.comparisons += 1
+    if shadow.same_outcome(agent, native, outputs) and shadow.same_state(obj, snapshot):
+        return agent
+    if shadow.native_broke_itself(agent, native):
+        judged.comparisons -= 1
+        judged.uncomparable += 1
+        return agent
+    shadow.mismatch(primitives or [site.name], method, size)
+    shadow.restore_state(obj, snapshot)
     shadow.give_native_outputs(outputs)
     return native
 
@@ -454,6 +606,16 @@ def _native_run(function: Callable, args: tuple, kwargs: dict) -> shadow.Outcome
         return shadow.Outcome.of(function, args, kwargs).detached()
     finally:
         _native_side[0] -= 1
+
+
+def _uncounted(function: Callable, args: tuple, kwargs: dict) -> shadow.Outcome:
+    """An agent's call made by shadow mode itself: the slots' counts stay the program's."""
+    before = _slot_counts()
+    outcome = shadow.Outcome.of(function, args, kwargs)
+    slots = registry.slots()
+    for name, count in _slot_counts().items():
+        slots[name].calls -= count - before.get(name, 0)
+    return outcome
 
 
 def _randomized(native: shadow.Outcome, function: Callable, args: tuple, kwargs: dict) -> bool:
@@ -767,9 +929,16 @@ def _followed_call(
         and _stateless(twin)
         and _randomized(native, getattr(twin, name), native_args, native_kwargs)
     ):
-        stats.comparisons -= 1
-        stats.uncomparable += 1
-        return agent
+        # A drawn salt, k or seed: native's checks of the agent's result instead.
+        holds = agent.error is None and shadow_checks.randomized_call(
+            obj, twin, name, native_args, native_kwargs, agent.value, (_native_run, _uncounted)
+        )
+        if holds is None:
+            stats.comparisons -= 1
+            stats.uncomparable += 1
+            return agent
+        if holds:
+            return agent
     followed.native_only = True
     shadow.mismatch(followed.primitives or [followed.site.name], name, size)
     shadow.give_native_outputs(outputs)

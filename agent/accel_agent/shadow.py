@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import functools
 import os
+import types
 from hmac import compare_digest
 
 from accel_agent import messages, registry, savings
@@ -196,8 +197,6 @@ def calls_back(args: tuple, kwargs: dict, libraries: frozenset[str]) -> bool:
 
 
 def _callers_code(value: Any, libraries: frozenset[str]) -> bool:
-    import types
-
     if not callable(value) or isinstance(value, type):
         return False
     if isinstance(value, types.BuiltinFunctionType):  # builtin_function_or_method
@@ -215,6 +214,123 @@ def _callers_code(value: Any, libraries: frozenset[str]) -> bool:
             value.args, value.keywords, libraries
         )
     return type(value).__module__.split(".")[0] != "accel_agent"
+
+
+# --------------------------------------------------------------------------- objects' own state
+# pyaes's and pyDes's objects keep their state in plain attributes, and the
+# agent patches their classes' methods: native's side of such a call is the
+# library's own method run on a copy of the object from before the call, and
+# the two objects' states after it are compared as well as the results.
+
+_PLAIN = (bytes, bytearray, str, int, float, bool, type(None))
+
+
+def state_snapshot(obj: Any, library: str) -> Any:
+    """A deep copy of ``obj`` for native's side, or None where it cannot stand for ``obj``.
+
+    Only plain values and objects of ``library``'s own classes (a top-level
+    module name) may be in it: an object of the caller's class (a subclass of
+    pyaes's ``Counter``) could run the caller's code a second time, or not
+    copy as it is.
+    """
+    import copy
+
+    if not _library_state(obj, library, set()):
+        return None
+    try:
+        return copy.deepcopy(obj)
+    except Exception:  # noqa: BLE001 - an object that does not copy: not comparable
+        return None
+
+
+def _library_state(value: Any, library: str, seen: set) -> bool:
+    if isinstance(value, _PLAIN):
+        return True
+    if id(value) in seen:
+        return True
+    seen.add(id(value))
+    if type(value) in (list, tuple):
+        return all(_library_state(item, library, seen) for item in value)
+    if type(value) is dict:
+        return all(
+            _library_state(key, library, seen) and _library_state(item, library, seen)
+            for key, item in value.items()
+        )
+    if isinstance(value, types.MethodType):
+        # pyaes's feeders hold their mode's methods (``mode.encrypt``): fine
+        # when the function is one of the object's class (patched or not).
+        owner = value.__self__
+        return any(
+            value.__func__ in vars(klass).values() for klass in type(owner).__mro__
+        ) and _library_state(owner, library, seen)
+    if type(getattr(value, "__dict__", None)) is not dict:
+        return False
+    return type(value).__module__.split(".")[0] == library and _library_state(
+        _state_of(value), library, seen
+    )
+
+
+def same_state(mine: Any, theirs: Any, seen: set | None = None) -> bool:
+    """Whether two objects (the caller's, native's copy) hold the same state, deeply."""
+    seen = set() if seen is None else seen
+    if type(mine) is not type(theirs):
+        return False
+    if isinstance(mine, _PLAIN):
+        return _same_value(mine, theirs)
+    if (id(mine), id(theirs)) in seen:
+        return True
+    seen.add((id(mine), id(theirs)))
+    if type(mine) in (list, tuple):
+        return len(mine) == len(theirs) and all(
+            same_state(a, b, seen) for a, b in zip(mine, theirs)
+        )
+    if type(mine) is dict:
+        return mine.keys() == theirs.keys() and all(
+            same_state(mine[key], theirs[key], seen) for key in mine
+        )
+    if isinstance(mine, types.MethodType):
+        return mine.__func__ is theirs.__func__ and same_state(mine.__self__, theirs.__self__, seen)
+    return same_state(_state_of(mine), _state_of(theirs), seen)
+
+
+def _state_of(obj: Any) -> dict:
+    """The state a copy or pickle of ``obj`` holds: the library's own attributes.
+
+    The pyaes target keeps a mode object's key in place of pyaes's ``_aes``
+    until something reads it; its ``__getstate__`` gives pyaes's attributes.
+    """
+    getstate = getattr(type(obj), "__getstate__", None)
+    if getstate is not None and getstate is not getattr(object, "__getstate__", None):
+        state = getstate(obj)
+        if type(state) is dict:
+            return state
+    return vars(obj)
+
+
+def restore_state(target: Any, source: Any, seen: set | None = None) -> None:
+    """Give ``target`` (the caller's object) native's state from ``source``, in place.
+
+    Objects inside it stay the caller's objects (a feeder's mode object, which
+    the caller may hold too): their state is restored in turn.
+    """
+    seen = set() if seen is None else seen
+    if id(target) in seen:
+        return
+    seen.add(id(target))
+    mine, theirs = vars(target), vars(source)
+    for name in list(mine):
+        if name not in theirs:
+            del mine[name]
+    for name, value in theirs.items():
+        current = mine.get(name, _MISSING)
+        if (
+            current is not _MISSING
+            and type(current) is type(value)
+            and type(getattr(current, "__dict__", None)) is dict
+        ):
+            restore_state(current, value, seen)
+        else:
+            mine[name] = value
 
 
 def _same_value(mine: Any, theirs: Any) -> bool:
@@ -363,6 +479,8 @@ def corrupt_if_asked(primitives: list[str], method: str, outcome: Outcome, outpu
             return
     value = outcome.value
     flipped = _flipped(value)
+    if flipped is _MISSING:
+        flipped = _tampered_key(value)
     if flipped is not _MISSING:
         outcome.value = flipped
     elif value is None and "verify" in method:
@@ -388,3 +506,24 @@ def _flipped(value: Any) -> Any:
                 items[index] = flipped
                 return type(value)(items)
     return _MISSING
+
+
+def _tampered_key(value: Any) -> Any:
+    """A copy of a generated key with one bit of its private part flipped (the test hook)."""
+    if type(value).__name__ not in ("RsaKey", "EccKey", "DsaKey"):
+        return _MISSING
+    getattr(value, "pointQ", None)  # an ECC key's public point made now, from the true d
+    tampered = object.__new__(type(value))  # copy.copy cannot pickle RSA's blinding lock
+    state = vars(tampered)
+    state.update(vars(value))
+    if isinstance(state.get("_seed"), bytes):  # Ed25519, X25519...: the point is the seed's
+        state["_seed"] = _flipped(state["_seed"])
+    elif state.get("_d") is not None:  # RSA's d stays odd, ECC's d in range
+        state["_d"] = type(state["_d"])(int(state["_d"]) ^ 2)
+    elif isinstance(state.get("_key"), dict) and "x" in state["_key"]:  # DSA
+        numbers = dict(state["_key"])
+        numbers["x"] = type(numbers["x"])(int(numbers["x"]) ^ 2)
+        state["_key"] = numbers
+    else:
+        return _MISSING
+    return tampered

@@ -40,3 +40,41 @@ def test_a_shadow_mismatch_fails_a_verdict_with_native_outcomes():
     verdict = run_selftest.compare("Crypto", a_run(NATIVE), a_run(NATIVE, shadow=_shadow(found)))
     assert verdict["same_results"]
     assert not verdict["ok"]
+
+
+def _primitives(asked: bool) -> dict:
+    return {
+        "aes": {"accelerated": True, "calls": 5, "asked": True},
+        "ecdsa-p192": {"accelerated": True, "calls": 0, "asked": asked},
+    }
+
+
+def test_a_primitive_no_call_asked_for_is_listed_apart():
+    """Shadow mode decides every primitive at start-up: a --select GCM run never asks for
+    ECDSA. Such a primitive is listed, with why, and fails nothing; the outcomes still count."""
+    agent = a_run(NATIVE, shadow=_shadow({}), primitives=_primitives(asked=False))
+    verdict = run_selftest.compare("Crypto", a_run(NATIVE), agent)
+    assert verdict["ok"]
+    assert verdict["accelerated_without_calls"] == []
+    assert verdict["decided_at_start_not_called"] == ["ecdsa-p192"]
+    different = a_run(
+        dict(NATIVE, **{"t.py::a": "failed"}), shadow=_shadow({}), primitives=_primitives(False)
+    )
+    assert not run_selftest.compare("Crypto", a_run(NATIVE), different)["ok"]
+
+
+def test_a_primitive_a_call_asked_for_without_a_call_fails_in_either_mode():
+    """What the check is for: a call asked for the provider, and none was counted."""
+    for shadow in (_shadow({}), None):
+        agent = a_run(NATIVE, shadow=shadow, primitives=_primitives(asked=True))
+        verdict = run_selftest.compare("Crypto", a_run(NATIVE), agent)
+        assert not verdict["ok"]
+        assert verdict["accelerated_without_calls"] == ["ecdsa-p192"]
+        assert verdict["decided_at_start_not_called"] == []
+
+
+def test_a_run_without_the_asked_fact_keeps_the_strict_check():
+    """Records and runs made before the fact existed: every uncalled primitive fails."""
+    primitives = {"ecdsa-p192": {"accelerated": True, "calls": 0}}
+    verdict = run_selftest.compare("Crypto", a_run(NATIVE), a_run(NATIVE, primitives=primitives))
+    assert verdict["accelerated_without_calls"] == ["ecdsa-p192"] and not verdict["ok"]
