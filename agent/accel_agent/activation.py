@@ -158,7 +158,7 @@ def uninstall() -> list[str]:
 
 def _install_hooks() -> list[str]:
     from accel_agent import hooks, patching
-    from accel_agent.targets import HOOKS
+    from accel_agent.targets import FIRST_CALL, HOOKS
 
     # A module patched before an uninstall() is not news when it is patched again.
     already_imported = [
@@ -167,7 +167,7 @@ def _install_hooks() -> list[str]:
     hooks.install_finder()
     with messages.batch():
         for module_name, patch_spec in HOOKS.items():
-            hooks.register(module_name, patch_spec)
+            hooks.register(module_name, patch_spec, FIRST_CALL.get(module_name, ()))
     return already_imported
 
 

@@ -35,7 +35,7 @@ import time
 import types
 import weakref
 
-from accel_agent import patching, registry, savings, shadow
+from accel_agent import hooks, patching, registry, savings, shadow
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -116,6 +116,7 @@ def enable(shadow_rate: float | None, report: bool) -> None:
     _settings.update(shadow=shadow_rate is not None, rate=shadow_rate or 0.0, report=report)
     if not enabled():
         return
+    hooks.run_waiting()  # patches waiting for a first call: wrap their replacements, not stand-ins
     patching.patch_listeners.append(_on_patch)
     for module_name, names in patching.patched_names().items():
         module = _module(module_name)
