@@ -136,6 +136,26 @@ def register(module_name: str, hook_spec: str, names: tuple[str, ...] = ()) -> N
         _fire(module)
 
 
+def register_all(table: dict[str, str], first_call: dict[str, tuple[str, ...]]) -> None:
+    """:func:`register` for every ``module: hook`` of ``table`` (activation's one call).
+
+    One pass under the lock, then the hooks of the modules imported already:
+    activation registers some eighty, and this is on every start-up's path.
+    """
+    with _lock:
+        for module_name, hook_spec in table.items():
+            specs = _hooks.setdefault(module_name, [])
+            if hook_spec not in specs:
+                specs.append(hook_spec)
+            names = first_call.get(module_name)
+            if names:
+                _first_call[(module_name, hook_spec)] = names
+        imported = [sys.modules.get(name) for name in table if name in sys.modules]
+    for module in imported:
+        if module is not None and not _initializing(module):
+            _fire(module)
+
+
 def run_waiting() -> None:
     """Run now every patch still waiting for its first call (before instrumenting them)."""
     with _lock:
@@ -213,6 +233,11 @@ class FirstCallPatch:
     module now holds: the replacement, or the original where the hook left
     the name native. A stand-in found no longer installed (an uninstall()
     came first) runs nothing: its calls go to what the module holds.
+
+    The hook meets the module as its import left it, originals in place, so
+    for the millisecond or two it runs, another thread that reads the name
+    gets the original and is served natively: the same results, only not
+    accelerated. Calls of a stand-in wait for the hook.
     """
 
     def __init__(self, module: ModuleType, spec: str, names: tuple[str, ...]) -> None:
@@ -252,8 +277,14 @@ class FirstCallPatch:
                 patching.current_value(module, name) is stand_in
                 for name, stand_in in self.stand_ins.items()
             ):
-                patching.restore_module(module.__name__)  # the hook records the originals anew
+                # The hook meets the module as native, the originals still recorded
+                # (a concurrent get_original() never misses them).
+                for name, original in self.originals.items():
+                    patching.set_value(module, name, original)
                 _apply(self.spec, module)
+                for name, original in self.originals.items():
+                    if patching.current_value(module, name) is original:
+                        patching.forget(module.__name__, name)  # the hook left it native
             resolved = {}
             for name, stand_in in self.stand_ins.items():
                 current = patching.current_value(module, name)

@@ -3,8 +3,9 @@
 :data:`HOOKS` is all the start-up path needs from here: which module names to
 watch and which ``"module:function"`` patches them. It is plain data in this
 one module, so that activation imports no target package: each target's
-code (its package included) loads only when a module it watches is imported
-(docs/activation.md, "Start-up cost").
+code (its package included) loads only when a module it watches is imported,
+or, for pycryptodome, when a function its patch replaces is first called
+(:data:`FIRST_CALL`; docs/activation.md, "Start-up cost").
 """
 
 from __future__ import annotations
