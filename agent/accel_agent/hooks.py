@@ -204,8 +204,12 @@ def _fire(module: ModuleType) -> None:
         _apply(spec, module)
 
 
-def _apply(spec: str, module: ModuleType) -> None:
-    """Run one hook on ``module``; on failure put the module back and say so, never raise."""
+def _apply(spec: str, module: ModuleType) -> bool:
+    """Run one hook on ``module`` (or a copy of it, same name); False when it failed.
+
+    A failure puts the module in sys.modules back, is recorded and said on
+    stderr, never raised.
+    """
     name = module.__name__
     try:
         _resolve(spec)(module)
@@ -213,6 +217,8 @@ def _apply(spec: str, module: ModuleType) -> None:
         patching.restore_module(name)
         failures[name] = "%s: %s" % (type(exc).__name__, exc)
         messages.problem("patching %s failed (%s); it stays native" % (name, type(exc).__name__))
+        return False
+    return True
 
 
 def _resolve(spec: str) -> object:
@@ -234,10 +240,9 @@ class FirstCallPatch:
     the name native. A stand-in found no longer installed (an uninstall()
     came first) runs nothing: its calls go to what the module holds.
 
-    The hook meets the module as its import left it, originals in place, so
-    for the millisecond or two it runs, another thread that reads the name
-    gets the original and is served natively: the same results, only not
-    accelerated. Calls of a stand-in wait for the hook.
+    The hook runs on a copy of the module holding the originals; what it
+    installs moves into the module once it is done. Another thread meanwhile
+    meets the stand-ins, and its calls wait for the hook.
     """
 
     def __init__(self, module: ModuleType, spec: str, names: tuple[str, ...]) -> None:
@@ -277,14 +282,7 @@ class FirstCallPatch:
                 patching.current_value(module, name) is stand_in
                 for name, stand_in in self.stand_ins.items()
             ):
-                # The hook meets the module as native, the originals still recorded
-                # (a concurrent get_original() never misses them).
-                for name, original in self.originals.items():
-                    patching.set_value(module, name, original)
-                _apply(self.spec, module)
-                for name, original in self.originals.items():
-                    if patching.current_value(module, name) is original:
-                        patching.forget(module.__name__, name)  # the hook left it native
+                self._patch_through_a_copy()
             resolved = {}
             for name, stand_in in self.stand_ins.items():
                 current = patching.current_value(module, name)
@@ -294,6 +292,23 @@ class FirstCallPatch:
             if self in _waiting:
                 _waiting.remove(self)
         return resolved
+
+    def _patch_through_a_copy(self) -> None:
+        """Run the hook on a copy of the module that holds the originals, then move in
+        what it installed: other threads meet stand-ins or finished replacements, never
+        a native function beside a half-installed patch (native PBKDF2 handed a hash
+        object of the agent's), and the originals stay recorded throughout."""
+        module = self.module
+        copy = type(module)(module.__name__, module.__doc__)
+        vars(copy).update(vars(module))
+        vars(copy).update(self.originals)
+        if not _apply(self.spec, copy):
+            return  # _apply put the module back to native
+        for name in patching.patched_names().get(module.__name__, []):
+            value = patching.current_value(copy, name)
+            if value is self.originals.get(name):
+                patching.forget(module.__name__, name)  # the hook left it native
+            patching.set_value(module, name, value)
 
 
 def _stand_in(patch: FirstCallPatch, name: str, original: object) -> object:
