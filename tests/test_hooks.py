@@ -62,6 +62,11 @@ HOOK_SOURCE = """
         time.sleep(0.05)
         mark(module)
 
+    def patch_call(module):
+        log.append(module.__name__)
+        native = module.call
+        patching.patch_attribute(module, "call", lambda x: ("patched", native(x)))
+
     def boom(module):
         log.append(module.__name__)
         patching.patch_attribute(module, "value", "half-patched")
@@ -70,6 +75,14 @@ HOOK_SOURCE = """
 
 WATCHED_SOURCE = """
     value = "native"
+"""
+
+CALLED_SOURCE = """
+    def call(x):
+        return ("native", x)
+
+    def other(x):
+        return x
 """
 
 SLOW_SOURCE = """
@@ -282,3 +295,73 @@ def test_crypto_and_cryptodome_are_both_patched_on_import(clean_env):
     assert parse_report(result.stdout)["patched"] == "True"
     lines = result.stdout.splitlines()[1:]
     assert lines == ["Crypto.Cipher.AES True True True", "Cryptodome.Cipher.AES True True True"]
+
+
+# ------------------------------------------------------------------ patches at the first call
+
+
+def test_a_first_call_hook_waits_for_the_first_call(toys):
+    fns = hook_module(toys)
+    watched = toys.write("called", CALLED_SOURCE)
+    hooks.register(watched, "%s:patch_call" % fns.__name__, ("call", "missing"))
+    module = importlib.import_module(watched)
+    native = patching.get_original(watched, "call")
+    assert fns.log == []  # imported, stand-in in place, the hook not run
+    assert module.call is not native and module.call.__wrapped__ is native
+    assert patching.patched_names()[watched] == ["call"]  # a name the module lacks is left alone
+    early = module.call  # bound to the stand-in
+    assert early(1) == ("patched", ("native", 1))
+    assert fns.log == [watched]
+    assert module.call is not early and module.call(2) == ("patched", ("native", 2))
+    assert early(3) == ("patched", ("native", 3))  # the stand-in hands on to the patch
+    assert fns.log == [watched]  # once
+    assert patching.get_original(watched, "call") is native
+
+
+def test_a_first_call_hook_that_raises_leaves_the_module_native(toys, capsys):
+    fns = hook_module(toys)
+    watched = toys.write("called", CALLED_SOURCE + "    value = 1\n")
+    hooks.register(watched, "%s:boom" % fns.__name__, ("call",))
+    module = importlib.import_module(watched)
+    assert module.call(1) == ("native", 1)
+    assert fns.log == [watched]
+    assert not patching.is_patched(watched)
+    assert module.value == 1  # what the hook had patched is put back
+    assert "patching %s failed (RuntimeError)" % watched in capsys.readouterr().err
+
+
+def test_a_stand_in_called_after_uninstall_patches_nothing(toys):
+    fns = hook_module(toys)
+    watched = toys.write("called", CALLED_SOURCE)
+    hooks.register(watched, "%s:patch_call" % fns.__name__, ("call",))
+    module = importlib.import_module(watched)
+    early = module.call
+    patching.restore_all()
+    hooks.clear()
+    assert early(1) == ("native", 1)
+    assert fns.log == [] and not patching.is_patched(watched)
+
+
+def test_waiting_patches_can_be_run_at_once(toys):
+    fns = hook_module(toys)
+    watched = toys.write("called", CALLED_SOURCE)
+    hooks.register(watched, "%s:patch_call" % fns.__name__, ("call",))
+    module = importlib.import_module(watched)
+    hooks.run_waiting()
+    assert fns.log == [watched]
+    assert module.call(1) == ("patched", ("native", 1))
+
+
+def test_first_call_stand_ins_serve_concurrent_first_calls_once(toys):
+    fns = hook_module(toys)
+    watched = toys.write("called", CALLED_SOURCE)
+    hooks.register(watched, "%s:patch_call" % fns.__name__, ("call",))
+    module = importlib.import_module(watched)
+    results = []
+    threads = [threading.Thread(target=lambda: results.append(module.call(0))) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert results == [("patched", ("native", 0))] * 8
+    assert fns.log == [watched]

@@ -106,7 +106,11 @@ def test_a_primitive_without_known_answers_is_not_trusted():
 def test_every_known_answer_file_is_named_by_a_catalog_row_and_says_its_source():
     named = {name for _primitive, name in SETS}
     folder = os.path.dirname(known_answers.path("x"))
-    files = {entry[: -len(".json")] for entry in os.listdir(folder) if entry.endswith(".json")}
+    files = {
+        entry[: -len(".py")]
+        for entry in os.listdir(folder)
+        if entry.endswith(".py") and entry != "__init__.py"
+    }
     assert files == named, "a file no row names is never checked; a name with no file fails"
     for name in sorted(files):
         document = known_answers.read(name)
@@ -125,18 +129,23 @@ def test_the_same_checker_decodes_every_field_it_unpacks():
 
 
 def write_set(folder, name, text):
-    (folder / (name + ".json")).write_text(text, encoding="utf-8")
+    (folder / (name + ".py")).write_text(text, encoding="utf-8")
 
 
 @pytest.mark.parametrize(
     ("text", "kind"),
     [
-        ("{not json", "JSONDecodeError"),
-        ('{"checker": "block-mode", "vectors": []}', "ValueError"),
-        ('{"checker": "no-such-kind", "vectors": [{}]}', "KeyError"),
-        ('{"checker": "hash", "vectors": [{"label": "x", "message": "616263"}]}', "ValueError"),
+        ("DOCUMENT = {not a literal", "SyntaxError"),
+        ("DOCUMENT = open('/etc/passwd').read()", "NameError"),  # no builtins to call
+        ("VECTORS = []", "ValueError"),
+        ('DOCUMENT = {"checker": "block-mode", "vectors": []}', "ValueError"),
+        ('DOCUMENT = {"checker": "no-such-kind", "vectors": [{}]}', "KeyError"),
         (
-            '{"checker": "hash", "vectors": '
+            'DOCUMENT = {"checker": "hash", "vectors": [{"label": "x", "message": "616263"}]}',
+            "ValueError",
+        ),
+        (
+            'DOCUMENT = {"checker": "hash", "vectors": '
             '[{"label": "x", "message": "616263", "digest": "zz00112233"}]}',
             "ValueError",
         ),
@@ -146,7 +155,7 @@ def test_a_broken_file_fails_the_check_naming_the_set_not_its_bytes(
     tmp_path, monkeypatch, text, kind
 ):
     write_set(tmp_path, "sha256", text)
-    monkeypatch.setattr(known_answers, "path", lambda name: str(tmp_path / (name + ".json")))
+    monkeypatch.setattr(known_answers, "path", lambda name: str(tmp_path / (name + ".py")))
     monkeypatch.delitem(selfcheck.KNOWN_ANSWERS, "sha256", raising=False)
     with pytest.raises(SelfCheckFailed) as caught:
         selfcheck.run("sha256", provider_of("sha256"))

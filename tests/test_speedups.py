@@ -323,10 +323,11 @@ def test_gcm_objects_have_one_layout_whichever_path_made_them(flavour):
 @with_flavours
 def test_the_fronts_carry_the_native_functions_names(flavour):
     ensure_agent()
-    from accel_agent import patching
+    from accel_agent import hooks, patching
 
     aes = import_from(flavour, "Cipher.AES")
     sha256 = import_from(flavour, "Hash.SHA256")
+    hooks.run_waiting()  # the patches wait for a first call: run them now
     for module in (aes, sha256):
         front = module.new
         original = patching.get_original(module.__name__, "new")

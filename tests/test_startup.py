@@ -181,32 +181,78 @@ def test_quiet_start_up_reads_no_cpu_features_until_a_primitive_is_decided(clean
     assert result.stdout.splitlines() == ["True", "True", "False True"], result.stderr
 
 
-# module -> what its patch must not load: other targets' code, cryptography,
-# hashlib and _hashlib (their providers load at a primitive's first use)
+# module -> (its first call, what its patch must not load: other targets' code,
+# cryptography, hashlib and _hashlib (their providers load at a primitive's first use))
 UNRELATED = {
-    "Crypto.Hash.SHA256": ("accel_agent.targets.pycryptodome.aes", "_block_modes", "providers."),
-    "Crypto.Cipher.AES": ("accel_agent.targets.pycryptodome.hashes", "accel_agent.targets.hashlib"),
-    "Crypto.PublicKey.RSA": ("accel_agent.targets.pycryptodome.aes", "_block_modes", "hashes"),
-    "pyaes": ("accel_agent.targets.pycryptodome.", "accel_agent.providers."),
-    "ecdsa": ("accel_agent.targets.pycryptodome.", "accel_agent.targets.pyaes"),
+    "Crypto.Hash.SHA256": (
+        "Crypto.Hash.SHA256.new(b'x')",
+        ("accel_agent.targets.pycryptodome.aes", "_block_modes", "providers.aes", "providers.ecc"),
+    ),
+    "Crypto.Cipher.AES": (
+        "Crypto.Cipher.AES.new(bytes(16), Crypto.Cipher.AES.MODE_ECB)",
+        ("accel_agent.targets.pycryptodome.hashes", "accel_agent.targets.hashlib"),
+    ),
+    "Crypto.PublicKey.ECC": (
+        "Crypto.PublicKey.ECC.generate",  # a name, not a call: nothing of the agent loads
+        ("accel_agent.targets.pycryptodome", "accel_agent.providers."),
+    ),
+    "pyaes": ("pass", ("accel_agent.targets.pycryptodome.", "accel_agent.providers.")),
+    "ecdsa": ("pass", ("accel_agent.targets.pycryptodome.", "accel_agent.targets.pyaes")),
 }
+# The modules whose patch waits for the first call of a function it replaces.
+FIRST_CALL = ("Crypto.Hash.SHA256", "Crypto.Cipher.AES", "Crypto.PublicKey.ECC")
 
 
 @requires_supported_platform
 @pytest.mark.parametrize("module", sorted(UNRELATED))
 def test_importing_a_patched_module_loads_only_its_own_patch(clean_env, module):
+    call, unrelated = UNRELATED[module]
     native = loaded_by(clean_env, "off", module)
-    agent = loaded_by(clean_env, "quiet", module)
-    # The patch is in: the module's own target code was loaded by its import.
-    assert any(name.startswith("accel_agent.targets.") for name in agent["import"]["agent"])
-    assert [
-        name for name in agent["import"]["agent"] if any(part in name for part in UNRELATED[module])
-    ] == []
+    agent = loaded_by(clean_env, "quiet", module, call)
+    if module in FIRST_CALL:
+        # The import puts stand-ins in and loads nothing of the agent (ECC's
+        # import of five hashes included); the first call loads its own patch.
+        assert agent["import"]["agent"] == []
+        loaded = agent["call"]["agent"]
+        assert any(name.startswith("accel_agent.targets.") for name in loaded) == (
+            call.endswith(")")
+        )
+    else:
+        loaded = agent["import"]["agent"]
+        assert any(name.startswith("accel_agent.targets.") for name in loaded)
+    assert [name for name in loaded if any(part in name for part in unrelated)] == []
     # Nothing outside the agent that the native import does not load itself:
     # no cryptography, no hashlib/_hashlib/hmac, no pickle.
     extra = set(agent["import"]["other"]) - set(native["import"]["other"])
     extra -= set(native["start"]["other"]) - set(agent["start"]["other"])
     assert sorted(extra) == []
+
+
+FIRST_CALL_NAMES = """\
+import importlib, json
+from accel_agent import hooks, patching
+from accel_agent.targets import FIRST_CALL
+for name in FIRST_CALL:
+    if name.startswith("Crypto."):
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            pass  # Cipher.oaep: pycryptodome 4.x only
+def patched():
+    return {m: n for m, n in patching.patched_names().items() if m.startswith("Crypto.")}
+stand_ins = patched()
+hooks.run_waiting()
+print(json.dumps([stand_ins, patched()]))
+"""
+
+
+@requires_aes_acceleration
+def test_the_stand_ins_are_the_names_each_patch_replaces(clean_env):
+    result = run_python("-c", FIRST_CALL_NAMES, env=env_with(clean_env, ACCEL_AGENT="quiet"))
+    assert result.returncode == 0 and result.stderr == "", result.stderr
+    stand_ins, patched = json.loads(result.stdout)
+    assert len(stand_ins) >= 30
+    assert stand_ins == patched
 
 
 @requires_aes_acceleration

@@ -16,7 +16,8 @@ In ``quiet`` mode nothing heavy is imported: providers load on first use.
 Nor is anything the mode does not need: ``off`` loads only this module,
 :mod:`.config` and :mod:`.messages`; ``quiet`` adds the import hooks and the
 platform check, and the registry (with the catalog of primitives) loads
-when the first patched module is imported.
+when the first patch runs: at the first call of a patched pycryptodome
+function, at the import of the other libraries' modules.
 """
 
 from __future__ import annotations
@@ -161,7 +162,7 @@ def uninstall() -> list[str]:
 
 def _install_hooks() -> list[str]:
     from accel_agent import hooks, patching
-    from accel_agent.targets import HOOKS
+    from accel_agent.targets import FIRST_CALL, HOOKS
 
     # A module patched before an uninstall() is not news when it is patched again.
     already_imported = [
@@ -169,8 +170,7 @@ def _install_hooks() -> list[str]:
     ]
     hooks.install_finder()
     with messages.batch():
-        for module_name, patch_spec in HOOKS.items():
-            hooks.register(module_name, patch_spec)
+        hooks.register_all(HOOKS, FIRST_CALL)
     return already_imported
 
 

@@ -14,7 +14,13 @@ Modelled on wrapt's ``importer.py``, with the traps design.md lists:
   reported on stderr, and whatever the hook had patched is put back.
 
 A hook is named as ``"package.module:function"`` so its code loads only when
-the watched module is imported (style.md, "import late").
+the watched module is imported (style.md, "import late"). A hook registered
+with the module-level functions it replaces (``names``) waits longer: the
+import puts a stand-in in each (:class:`FirstCallPatch`), and the hook's
+code loads, and patches, at the first call of one of them. A program that
+imports a module and never calls it then pays nothing for its patch, and a
+module that imports others (pycryptodome's ECC imports five hashes) does
+not load their patches with it (docs/activation.md, "Start-up cost").
 """
 
 from __future__ import annotations
@@ -32,6 +38,8 @@ if TYPE_CHECKING:
 _lock = forksafe.rlock(globals(), "_lock")
 
 _hooks: dict[str, list[str]] = {}  # module name -> hook specs
+_first_call: dict[tuple[str, str], tuple[str, ...]] = {}  # (module, spec) -> names it replaces
+_waiting: list[FirstCallPatch] = []  # stand-ins installed, their patch not run yet
 _applied: set[tuple[str, str]] = set()  # (module name, hook spec) already run
 failures: dict[str, str] = {}  # module name -> "ExceptionType: message" of a failed hook
 _guard = _thread._local()
@@ -111,15 +119,49 @@ def remove_finder() -> None:
         sys.meta_path[:] = [f for f in sys.meta_path if not isinstance(f, PostImportFinder)]
 
 
-def register(module_name: str, hook_spec: str) -> None:
-    """Run ``hook_spec`` on ``module_name`` after its import, or now if already imported."""
+def register(module_name: str, hook_spec: str, names: tuple[str, ...] = ()) -> None:
+    """Run ``hook_spec`` on ``module_name`` after its import, or now if already imported.
+
+    With ``names`` (the module-level functions the hook replaces), the hook
+    runs at the first call of one of them instead: see :class:`FirstCallPatch`.
+    """
     with _lock:
         specs = _hooks.setdefault(module_name, [])
         if hook_spec not in specs:
             specs.append(hook_spec)
+        if names:
+            _first_call[(module_name, hook_spec)] = tuple(names)
         module = sys.modules.get(module_name)
     if module is not None and not _initializing(module):
         _fire(module)
+
+
+def register_all(table: dict[str, str], first_call: dict[str, tuple[str, ...]]) -> None:
+    """:func:`register` for every ``module: hook`` of ``table`` (activation's one call).
+
+    One pass under the lock, then the hooks of the modules imported already:
+    activation registers some eighty, and this is on every start-up's path.
+    """
+    with _lock:
+        for module_name, hook_spec in table.items():
+            specs = _hooks.setdefault(module_name, [])
+            if hook_spec not in specs:
+                specs.append(hook_spec)
+            names = first_call.get(module_name)
+            if names:
+                _first_call[(module_name, hook_spec)] = names
+        imported = [sys.modules.get(name) for name in table if name in sys.modules]
+    for module in imported:
+        if module is not None and not _initializing(module):
+            _fire(module)
+
+
+def run_waiting() -> None:
+    """Run now every patch still waiting for its first call (before instrumenting them)."""
+    with _lock:
+        waiting = list(_waiting)
+    for patch in waiting:
+        patch.resolve()
 
 
 def watched() -> list[str]:
@@ -131,6 +173,8 @@ def clear() -> None:
     """Forget every hook and what was applied (uninstall)."""
     with _lock:
         _hooks.clear()
+        _first_call.clear()
+        _waiting.clear()
         _applied.clear()
         failures.clear()
 
@@ -146,18 +190,129 @@ def _fire(module: ModuleType) -> None:
     with _lock:
         pending = [spec for spec in _hooks.get(name, ()) if (name, spec) not in _applied]
         _applied.update((name, spec) for spec in pending)
+        deferred = {spec: _first_call.get((name, spec)) for spec in pending}
     for spec in pending:
-        try:
-            _resolve(spec)(module)
-        except Exception as exc:  # noqa: BLE001 - a patch must never break an import
-            patching.restore_module(name)
-            failures[name] = "%s: %s" % (type(exc).__name__, exc)
-            messages.problem(
-                "patching %s failed (%s); it stays native" % (name, type(exc).__name__)
-            )
+        names = deferred[spec]
+        # Instrumentation (shadow mode, the report) wraps real replacements, never
+        # a stand-in; a module with a second hook is patched at once, as before.
+        if names and not patching.patch_listeners and len(pending) == 1:
+            patch = FirstCallPatch(module, spec, names)
+            if patch.install():
+                with _lock:
+                    _waiting.append(patch)
+                continue
+        _apply(spec, module)
+
+
+def _apply(spec: str, module: ModuleType) -> bool:
+    """Run one hook on ``module`` (or a copy of it, same name); False when it failed.
+
+    A failure puts the module in sys.modules back, is recorded and said on
+    stderr, never raised.
+    """
+    name = module.__name__
+    try:
+        _resolve(spec)(module)
+    except Exception as exc:  # noqa: BLE001 - a patch must never break an import
+        patching.restore_module(name)
+        failures[name] = "%s: %s" % (type(exc).__name__, exc)
+        messages.problem("patching %s failed (%s); it stays native" % (name, type(exc).__name__))
+        return False
+    return True
 
 
 def _resolve(spec: str) -> object:
     module_name, _, attribute = spec.partition(":")
     __import__(module_name)
     return getattr(sys.modules[module_name], attribute)
+
+
+class FirstCallPatch:
+    """A hook that waits for the first call of a function it replaces.
+
+    :meth:`install` puts a stand-in in each of ``names`` that the module has
+    (through :mod:`.patching`: the originals are recorded, and
+    ``uninstall()`` puts them back as for any patch). The first call of any
+    stand-in runs the hook (:meth:`resolve`): the stand-ins go, the hook
+    patches the module as it would have at its import, and the call, like
+    every later call of a reference bound to a stand-in, goes on to what the
+    module now holds: the replacement, or the original where the hook left
+    the name native. A stand-in found no longer installed (an uninstall()
+    came first) runs nothing: its calls go to what the module holds.
+
+    The hook runs on a copy of the module holding the originals; what it
+    installs moves into the module once it is done. Another thread meanwhile
+    meets the stand-ins, and its calls wait for the hook.
+    """
+
+    def __init__(self, module: ModuleType, spec: str, names: tuple[str, ...]) -> None:
+        self.module = module
+        self.spec = spec
+        self.names = names
+        self.originals: dict[str, object] = {}
+        self.stand_ins: dict[str, object] = {}
+        self.resolved: dict[str, object] | None = None  # name -> where a call goes
+        forksafe.rlock(vars(self), "lock")
+
+    def install(self) -> bool:
+        """Put the stand-ins in; False when the module has none of the names (run the hook)."""
+        module = self.module
+        for name in self.names:
+            original = getattr(module, name, None)
+            if callable(original):
+                self.originals[name] = original
+                self.stand_ins[name] = _stand_in(self, name, original)
+        for name, stand_in in self.stand_ins.items():
+            patching.patch_attribute(module, name, stand_in)
+        return bool(self.stand_ins)
+
+    def target(self, name: str) -> object:
+        """What a call of the stand-in for ``name`` goes to (running the hook the first time)."""
+        resolved = self.resolved
+        if resolved is None:
+            resolved = self.resolve()
+        return resolved[name]
+
+    def resolve(self) -> dict[str, object]:
+        with self.lock:
+            if self.resolved is not None:
+                return self.resolved
+            module = self.module
+            if all(
+                patching.current_value(module, name) is stand_in
+                for name, stand_in in self.stand_ins.items()
+            ):
+                self._patch_through_a_copy()
+            resolved = {}
+            for name, stand_in in self.stand_ins.items():
+                current = patching.current_value(module, name)
+                resolved[name] = self.originals[name] if current is stand_in else current
+            self.resolved = resolved
+        with _lock:
+            if self in _waiting:
+                _waiting.remove(self)
+        return resolved
+
+    def _patch_through_a_copy(self) -> None:
+        """Run the hook on a copy of the module that holds the originals, then move in
+        what it installed: other threads meet stand-ins or finished replacements, never
+        a native function beside a half-installed patch (native PBKDF2 handed a hash
+        object of the agent's), and the originals stay recorded throughout."""
+        module = self.module
+        copy = type(module)(module.__name__, module.__doc__)
+        vars(copy).update(vars(module))
+        vars(copy).update(self.originals)
+        if not _apply(self.spec, copy):
+            return  # _apply put the module back to native
+        for name in patching.patched_names().get(module.__name__, []):
+            value = patching.current_value(copy, name)
+            if value is self.originals.get(name):
+                patching.forget(module.__name__, name)  # the hook left it native
+            patching.set_value(module, name, value)
+
+
+def _stand_in(patch: FirstCallPatch, name: str, original: object) -> object:
+    def stand_in(*args: object, **kwargs: object) -> object:
+        return patch.target(name)(*args, **kwargs)
+
+    return patching.update_wrapper(stand_in, original)

@@ -46,7 +46,7 @@ import time
 import types
 import weakref
 
-from accel_agent import patching, registry, savings, shadow, shadow_checks
+from accel_agent import hooks, patching, registry, savings, shadow, shadow_checks
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -145,6 +145,7 @@ def enable(shadow_rate: float | None, report: bool, seed: int | None = None) -> 
     if not enabled():
         return
     _draws.reseed(seed)
+    hooks.run_waiting()  # patches waiting for a first call: wrap their replacements, not stand-ins
     patching.patch_listeners.append(_on_patch)
     for module_name, names in patching.patched_names().items():
         module = _module(module_name)

@@ -128,6 +128,15 @@ def patched_names() -> dict[str, list[str]]:
     return {module: sorted(names) for module, names in _originals.items()}
 
 
+def forget(module_name: str, name: str) -> None:
+    """Stop recording ``name`` as patched, leaving its value as it is (it holds the original)."""
+    saved = _originals.get(module_name)
+    if saved is not None:
+        saved.pop(name, None)
+        if not saved:
+            del _originals[module_name]
+
+
 def restore_module(module_name: str) -> list[str]:
     """Put back every original of one module; returns the attribute names restored."""
     saved = _originals.pop(module_name, {})

@@ -249,8 +249,10 @@ def _read_this_machine() -> PlatformFacts:
     cpuinfo_text, problem = None, None
     if os_name == "Linux":
         try:
-            with open("/proc/cpuinfo", encoding="ascii", errors="replace") as handle:
-                cpuinfo_text = handle.read()
+            # Bytes, decoded here: a text file in "ascii" would import its codec
+            # module (encodings.ascii), ~0.1 ms of a first call; bytes.decode has it built in.
+            with open("/proc/cpuinfo", "rb") as handle:
+                cpuinfo_text = handle.read().decode("ascii", "replace")
         except OSError as exc:
             problem = "/proc/cpuinfo unreadable: %s" % (exc.strerror or type(exc).__name__)
     return build_facts(

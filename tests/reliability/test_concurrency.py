@@ -309,8 +309,9 @@ def test_pool_workers_run_the_agent(method, how, native_results):
 
 @pytest.mark.parametrize("threads", ["2", "16"])
 def test_racing_first_imports_execute_once_and_patch_once(threads):
-    """Threads importing Crypto.Cipher.AES / Cryptodome.Cipher.AES for the first time at once:
-    each module executes once, is patched once, and every thread sees it patched."""
+    """Threads importing Crypto.Cipher.AES / Cryptodome.Cipher.AES for the first time at once,
+    then calling it: each module executes once, is patched once (at the first call), every
+    call is right, and every module ends patched."""
     child = run_child("import-race", threads, mode="quiet")
     assert child.returncode == 0, child.describe()
     report = child.report
@@ -320,5 +321,6 @@ def test_racing_first_imports_execute_once_and_patch_once(threads):
     assert report["executed"] == {name: 1 for name in imported}
     assert report["patched"] == {name: 1 for name in imported}
     assert report["seen_same_module"] is True
+    assert all(report["seen_right"]) and len(report["seen_right"]) == int(threads)
     assert all(report["seen_patched"]) and len(report["seen_patched"]) == int(threads)
     assert all(report["wrapped_once"]), report

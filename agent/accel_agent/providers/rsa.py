@@ -12,9 +12,6 @@ from __future__ import annotations
 
 import math
 
-from accel_agent.providers._digests import algorithms_by_oid
-from accel_agent.providers._pyca import cryptography_module
-
 # The key sizes (bits of n) whose generation goes to OpenSSL: even sizes only,
 # where both primes have bits/2 bits as in pycryptodome's own generator.
 MIN_GENERATED_BITS = 1024
@@ -35,6 +32,11 @@ class RsaProvider:
     name = "openssl"
 
     def __init__(self, primitive: str) -> None:
+        # Imported here: python-rsa's patch reads this module's constants at its
+        # import, which then loads no provider machinery (docs/activation.md).
+        from accel_agent.providers._digests import algorithms_by_oid
+        from accel_agent.providers._pyca import cryptography_module
+
         self.primitive = primitive
         self._rsa = cryptography_module("hazmat.primitives.asymmetric.rsa")
         padding = cryptography_module("hazmat.primitives.asymmetric.padding")

@@ -3,8 +3,9 @@
 :data:`HOOKS` is all the start-up path needs from here: which module names to
 watch and which ``"module:function"`` patches them. It is plain data in this
 one module, so that activation imports no target package: each target's
-code (its package included) loads only when a module it watches is imported
-(docs/activation.md, "Start-up cost").
+code (its package included) loads only when a module it watches is imported,
+or, for pycryptodome, when a function its patch replaces is first called
+(:data:`FIRST_CALL`; docs/activation.md, "Start-up cost").
 """
 
 from __future__ import annotations
@@ -47,11 +48,41 @@ PYCRYPTODOME_PATCHES = {
 }
 
 
+# What each pycryptodome patch replaces: module-level functions only. The
+# import puts a stand-in in each, and the patch's code loads at the first call
+# of one of them (accel_agent.hooks.FirstCallPatch); a name the module lacks
+# (``digest`` before pycryptodome 4.0) is left alone. tests/test_startup.py
+# checks that these are the names each patch replaces.
+_HASH_NAMES = ("new", "digest")
+PYCRYPTODOME_FIRST_CALL = {
+    **dict.fromkeys(PYCRYPTODOME_PATCHES, ("new",)),
+    "Hash.RIPEMD": (),  # an alias of RIPEMD160's new, patched at once to what that holds
+    **{
+        "Hash." + name: _HASH_NAMES
+        for name in ("MD5", "SHA1", "SHA224", "SHA256", "SHA384", "SHA512")
+        + ("SHA3_224", "SHA3_256", "SHA3_384", "SHA3_512", "SHAKE128", "SHAKE256")
+        + ("BLAKE2b", "BLAKE2s", "RIPEMD160")
+    },
+    "Protocol.KDF": ("HKDF", "PBKDF2", "scrypt"),
+    "PublicKey.RSA": ("generate",),
+    "PublicKey.ECC": ("generate",),
+    "PublicKey.DSA": ("generate",),
+    "Protocol.DH": ("_compute_ecdh",),
+}
+
 # watched module name -> patch function spec
 HOOKS: dict[str, str] = {
     "%s.%s" % (prefix, module): patch
     for prefix in PREFIXES
     for module, patch in PYCRYPTODOME_PATCHES.items()
+}
+# watched module name -> the names its patch replaces, for the patches that
+# wait for a first call (the others patch at the import)
+FIRST_CALL: dict[str, tuple[str, ...]] = {
+    "%s.%s" % (prefix, module): names
+    for prefix in PREFIXES
+    for module, names in PYCRYPTODOME_FIRST_CALL.items()
+    if names
 }
 # The standard library's hashlib and hmac: OpenSSL constructors where
 # the interpreter has builtin code only, OpenSSL's HMAC for pycryptodome digestmods.

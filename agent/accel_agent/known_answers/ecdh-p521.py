@@ -1,0 +1,13 @@
+DOCUMENT = {
+  "checker": "ecdh",
+  "source": "NIST CAVS KAS_ECC_CDH_PrimitiveTest, COUNT = 0",
+  "vectors": [
+    {
+      "label": "CAVS ECC CDH P-521 COUNT 0",
+      "d": "17eecc07ab4b329068fba65e56a1f8890aa935e57134ae0ffcce802735151f4eac6564f6ee9974c5e6887a1fefee5743ae2241bfeb95d5ce31ddcb6f9edb4d6fc47",
+      "x": "685a48e86c79f0f0875f7bc18d25eb5fc8c0b07e5da4f4370f3a9490340854334b1e1b87fa395464c60626124a4e70d0f785601d37c09870ebf176666877a2046d",
+      "y": "1ba52c56fc8776d9e8f5db4f0cc27636d0b741bbe05400697942e80b739884a83bde99e0f6716939e632bc8986fa18dccd443a348b6c3e522497955a4f3c302f676",
+      "shared": "005fc70477c3e63bc3954bd0df3ea0d1f41ee21746ed95fc5e1fdf90930d5e136672d72cc770742d1711c3c3a4c334a0ad9759436a4d3c5bf6e74b9578fac148c831"
+    }
+  ]
+}
