@@ -53,6 +53,8 @@ def _snapshot() -> dict:
         "current": current,
         "hooks": {name: list(specs) for name, specs in hooks._hooks.items()},
         "applied": set(hooks._applied),
+        "first_call": dict(hooks._first_call),
+        "waiting": list(hooks._waiting),
         "failures": dict(hooks.failures),
         "meta_path": list(sys.meta_path),
         "choices": dict(registry._choices),
@@ -91,6 +93,9 @@ def _restore(saved: dict) -> None:
     hooks._hooks.update(saved["hooks"])
     hooks._applied.clear()
     hooks._applied.update(saved["applied"])
+    hooks._first_call.clear()
+    hooks._first_call.update(saved["first_call"])
+    hooks._waiting[:] = saved["waiting"]  # stand-ins restored above still wait for their patch
     hooks.failures.clear()
     hooks.failures.update(saved["failures"])
     sys.meta_path[:] = saved["meta_path"]
