@@ -16,6 +16,7 @@ by pycryptodome itself, word for word, whatever its version.
 
 from __future__ import annotations
 
+import collections
 import sys
 
 from accel_agent import forksafe
@@ -430,7 +431,13 @@ def _run_over_zeros(method: Callable, count: int) -> None:
         count -= step
 
 
-class CounterBlock:
+class CounterBlock(
+    collections.namedtuple(
+        "CounterBlock",
+        ("prefix", "counter_len", "suffix", "start", "little_endian", "from_counter"),
+        defaults=(b"", 0, False, False),
+    )
+):
     """A CTR counter block as pycryptodome lays it out: prefix || counter field || suffix.
 
     Only the field counts, from ``start``, modulo ``2**(8*counter_len)``,
@@ -439,26 +446,11 @@ class CounterBlock:
     as a ``Counter`` dict (a twin is made from one) or as ``nonce`` and
     ``initial_value``. The values are copied when the object is made, as
     native's ``new`` reads them then: a ``Counter`` dict reused for another
-    cipher, or changed later, changes nothing here.
+    cipher, or changed later, changes nothing here (and the record itself
+    cannot change).
     """
 
-    __slots__ = ("prefix", "counter_len", "suffix", "start", "little_endian", "from_counter")
-
-    def __init__(
-        self,
-        prefix: bytes,
-        counter_len: int,
-        suffix: bytes = b"",
-        start: int = 0,
-        little_endian: bool = False,
-        from_counter: bool = False,
-    ) -> None:
-        self.prefix = prefix
-        self.counter_len = counter_len
-        self.suffix = suffix
-        self.start = start
-        self.little_endian = little_endian
-        self.from_counter = from_counter
+    __slots__ = ()
 
     @property
     def openssl_follows(self) -> bool:
