@@ -79,15 +79,9 @@ class GcmCipher(AeadBase):
     block_size = BLOCK_SIZE
     _mode = MODE_GCM
     _native_tag_names = ("_tag", "_mac_tag")  # where 4.x and 3.x cache the real tag
-    _twin = None  # the native GcmMode serving every call, once there is one
-    # What pycryptodome would allow next. While it is INITIAL the object is
-    # fresh (associated data at most: no context, no tag, no twin).
-    _next = INITIAL
-    _aad: list[bytes] | tuple = ()  # associated data not yet given to OpenSSL
     _auth_len = 0
     _msg_count = 0  # pycryptodome's _msg_len (see the property below)
     _context = None  # OpenSSL's encryption or decryption context
-    _tag: bytes | None = None
     _tag_checked = False  # OpenSSL's context has checked a tag already
     _kept: list[bytes] | tuple = ()  # decrypted data kept to rebuild the tag
     _kept_size = 0
@@ -203,10 +197,8 @@ class GcmCipher(AeadBase):
     # -- encryption --------------------------------------------------------
 
     def encrypt(self, plaintext: Any, output: Any = None) -> bytes | None:
-        if self._twin is not None:
-            return self._twin.encrypt(plaintext, output=output)
-        if ENCRYPT not in self._next:
-            return self._native_verdict(ENCRYPT, plaintext, output=output)
+        if self._twin is not None or ENCRYPT not in self._next:
+            return self._not_ours(ENCRYPT, plaintext, output=output)
         if not _buffers.servable(plaintext, output):
             if self._next is INITIAL:
                 self._next = AFTER_ENCRYPT
@@ -342,10 +334,8 @@ class GcmCipher(AeadBase):
     # -- decryption --------------------------------------------------------
 
     def decrypt(self, ciphertext: Any, output: Any = None) -> bytes | None:
-        if self._twin is not None:
-            return self._twin.decrypt(ciphertext, output=output)
-        if DECRYPT not in self._next:
-            return self._native_verdict(DECRYPT, ciphertext, output=output)
+        if self._twin is not None or DECRYPT not in self._next:
+            return self._not_ours(DECRYPT, ciphertext, output=output)
         if not _buffers.servable(ciphertext, output):
             if self._next is INITIAL:
                 self._next = AFTER_DECRYPT
@@ -370,10 +360,8 @@ class GcmCipher(AeadBase):
         return _buffers.deliver(plaintext, output)
 
     def verify(self, received_mac_tag: Any) -> None:
-        if self._twin is not None:
-            return self._twin.verify(received_mac_tag)
-        if VERIFY not in self._next:
-            return self._native_verdict(VERIFY, received_mac_tag)
+        if self._twin is not None or VERIFY not in self._next:
+            return self._not_ours(VERIFY, received_mac_tag)
         self._next = AFTER_VERIFY  # native moves on before it looks at the tag
         if not _buffers.is_plain(received_mac_tag):
             # A native object that knows the real tag judges it.
