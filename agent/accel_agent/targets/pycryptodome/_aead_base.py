@@ -29,6 +29,7 @@ from __future__ import annotations
 import os
 
 from accel_agent.constant_time import compare_digest
+from accel_agent.speedups import open_joined
 from accel_agent.targets.pycryptodome import _aliased_output, _block_modes, _buffers
 from accel_agent.targets.pycryptodome._native_face import NativeFace
 from accel_agent.targets.pycryptodome._order_rules import (
@@ -42,7 +43,7 @@ from accel_agent.targets.pycryptodome._order_rules import (
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
+    from typing import Any, Callable
 
 # What ``_mid_message_bytes`` returns when native's own loop has served the call.
 ALIASED = object()
@@ -65,6 +66,26 @@ def nonce_argument(args: tuple, kwargs: dict, default_size: int) -> bytes | None
     if not _buffers.is_plain(nonce):
         return None
     return bytes(nonce)
+
+
+def open_whole(
+    obj: Any, decrypt: Callable, nonce: bytes, ciphertext: bytes, tag: bytes, aad: bytes | None
+) -> bytes:
+    """A whole message's one-shot decryption (GCM, ChaCha20-Poly1305, CCM and OCB's flat paths).
+
+    ``decrypt`` is the provider's one-shot ``decrypt``, given ``ciphertext``
+    and ``tag`` joined (``speedups.open_joined``). On success ``tag`` is
+    ``obj``'s real tag; a tag that does not match raises native's
+    ValueError, once ``obj._open_failed(ciphertext, tag)`` has kept what a
+    later ``verify`` needs to know the real one.
+    """
+    try:
+        plaintext = open_joined(decrypt, nonce, ciphertext, tag, aad)
+    except obj._provider.InvalidTag:
+        obj._open_failed(ciphertext, tag)
+        raise ValueError("MAC check failed") from None
+    obj._tag = tag
+    return plaintext
 
 
 class AeadBase(NativeFace):

@@ -29,7 +29,7 @@ from __future__ import annotations
 from accel_agent import registry, speedups
 from accel_agent.providers.block_ciphers import AES
 from accel_agent.targets.pycryptodome import _block_modes, _buffers, _order_rules
-from accel_agent.targets.pycryptodome._aead_base import AeadBase, nonce_argument
+from accel_agent.targets.pycryptodome._aead_base import AeadBase, nonce_argument, open_whole
 from accel_agent.targets.pycryptodome._native_face import named_as
 
 TYPE_CHECKING = False
@@ -62,7 +62,6 @@ _ONE_SHOT_END = {
 }
 _UNRESOLVED = registry.UNRESOLVED
 _seal_split = speedups.seal_split
-_open_joined = speedups.open_joined
 
 
 @named_as("CcmMode")
@@ -265,19 +264,14 @@ class CcmCipher(AeadBase):
             if claimed:
                 self._backing.slot.calls += 1
                 aad = self._aad
-                try:
-                    plaintext = _open_joined(
-                        self._provider.one_shot_16(self._key).decrypt,
-                        self.nonce,
-                        ciphertext,
-                        received_mac_tag,
-                        (aad[0] if len(aad) == 1 else b"".join(aad)) if aad else None,
-                    )
-                except self._provider.InvalidTag:
-                    self._ciphertext = ciphertext  # a second verify needs the real tag
-                    raise ValueError("MAC check failed") from None
-                self._tag = received_mac_tag
-                return plaintext
+                return open_whole(
+                    self,
+                    self._provider.one_shot_16(self._key).decrypt,
+                    self.nonce,
+                    ciphertext,
+                    received_mac_tag,
+                    (aad[0] if len(aad) == 1 else b"".join(aad)) if aad else None,
+                )
         if (
             self._next is INITIAL
             and output is None
@@ -301,6 +295,9 @@ class CcmCipher(AeadBase):
         plaintext = self.decrypt(ciphertext, output=output)
         self.verify(received_mac_tag)
         return plaintext
+
+    def _open_failed(self, ciphertext: bytes, received_mac_tag: bytes) -> None:
+        self._ciphertext = ciphertext  # a second verify needs the real tag
 
     def _real_tag(self) -> bytes:
         """The tag of what was decrypted: encrypting the plaintext again yields it."""

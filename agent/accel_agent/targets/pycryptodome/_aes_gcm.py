@@ -26,9 +26,9 @@ from accel_agent import speedups
 from accel_agent.constant_time import compare_digest
 from accel_agent.providers.block_ciphers import AES
 from accel_agent.providers.contexts import is_busy, when_free
-from accel_agent.speedups import STREAM_UPDATE_FROM, open_joined, seal_split, stream_update
+from accel_agent.speedups import STREAM_UPDATE_FROM, seal_split, stream_update
 from accel_agent.targets.pycryptodome import _aliased_output, _block_modes, _buffers, _order_rules
-from accel_agent.targets.pycryptodome._aead_base import ALIASED, AeadBase
+from accel_agent.targets.pycryptodome._aead_base import ALIASED, AeadBase, open_whole
 from accel_agent.targets.pycryptodome._native_face import named_as
 
 TYPE_CHECKING = False
@@ -394,22 +394,14 @@ class GcmCipher(AeadBase):
             if mac_len == 16 and size <= OPEN_ONE_SHOT_LIMIT:
                 self._next = AFTER_VERIFY
                 self._backing.slot.calls += 1
-                aad = b"".join(self._aad) if self._aad else None
-                try:
-                    plaintext = open_joined(
-                        self._provider.one_shot(self._key).decrypt,
-                        self.nonce,
-                        ciphertext,
-                        received_mac_tag,
-                        aad,
-                    )
-                except self._provider.InvalidTag:
-                    # Keep what a later verify() needs to know the real tag.
-                    self._tag_checked = True
-                    self._kept = [self._plaintext_of(ciphertext)]
-                    raise ValueError("MAC check failed") from None
-                self._tag = received_mac_tag  # verify() compares with it from now on
-                return plaintext
+                return open_whole(  # verify() compares with the tag from now on
+                    self,
+                    self._provider.one_shot(self._key).decrypt,
+                    self.nonce,
+                    ciphertext,
+                    received_mac_tag,
+                    b"".join(self._aad) if self._aad else None,
+                )
             if mac_len == 16 and size <= PLAINTEXT_KEPT_LIMIT:
                 # Streaming: no ct || tag copy to build.
                 self._next = AFTER_VERIFY
@@ -510,6 +502,11 @@ class GcmCipher(AeadBase):
         self._shadow = None
         self._release_kept()
         return shadow.tag[: self._mac_len]
+
+    def _open_failed(self, ciphertext: bytes, received_mac_tag: bytes) -> None:
+        """Keep what a later verify() needs to know the real tag (open_whole)."""
+        self._tag_checked = True
+        self._kept = [self._plaintext_of(ciphertext)]
 
     def _plaintext_of(self, ciphertext: Any) -> bytes:
         context = self._provider.decryptor(self._key, self.nonce)

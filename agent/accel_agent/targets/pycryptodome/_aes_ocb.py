@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from accel_agent import speedups
 from accel_agent.targets.pycryptodome import _buffers
+from accel_agent.targets.pycryptodome._aead_base import open_whole
 from accel_agent.targets.pycryptodome._aes_one_shot import (
     AFTER_DIGEST,
     AFTER_VERIFY,
@@ -29,7 +30,6 @@ MODE_OCB = 12
 # The longest message (with its tag joined) that one AESOCB3 call takes.
 _ONE_SHOT_MAX = _buffers.ONE_CALL_MAX - TAG_SIZE
 _seal_split = speedups.seal_split
-_open_joined = speedups.open_joined
 
 
 @named_as("OcbMode")
@@ -92,22 +92,21 @@ class OcbCipher(OneShotAead):
             and self._claim(AFTER_VERIFY)
         ):
             self._backing.slot.calls += 1
-            try:
-                plaintext = _open_joined(
-                    self._provider.one_shot(self._key).decrypt,
-                    self.nonce,
-                    ciphertext,
-                    received_mac_tag,
-                    self._aad_bytes(),
-                )
-            except self._provider.InvalidTag:
-                # Kept in case the caller verifies again: the twin then needs it.
-                self._failed = (ciphertext, received_mac_tag)
-                raise ValueError("MAC check failed") from None
-            self._tag = received_mac_tag
+            plaintext = open_whole(
+                self,
+                self._provider.one_shot(self._key).decrypt,
+                self.nonce,
+                ciphertext,
+                received_mac_tag,
+                self._aad_bytes(),
+            )
             self._aad = ()
             return plaintext
         return OneShotAead.decrypt_and_verify(self, ciphertext, received_mac_tag, *args, **kwargs)
+
+    def _open_failed(self, ciphertext: bytes, received_mac_tag: bytes) -> None:
+        # Kept in case the caller verifies again: the twin then needs it.
+        self._failed = (ciphertext, received_mac_tag)
 
     def _aad_bytes(self) -> bytes | None:
         aad = self._aad

@@ -27,14 +27,14 @@ import sys
 from accel_agent import patching, speedups
 from accel_agent.constant_time import compare_digest
 from accel_agent.providers.chacha import StreamFinished
-from accel_agent.speedups import open_joined, seal_split
+from accel_agent.speedups import seal_split
 from accel_agent.targets.pycryptodome import (
     _aliased_output,
     _block_modes,
     _buffers,
     _order_rules,
 )
-from accel_agent.targets.pycryptodome._aead_base import ALIASED, AeadBase
+from accel_agent.targets.pycryptodome._aead_base import ALIASED, AeadBase, open_whole
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -351,24 +351,22 @@ class ChaCha20Poly1305Cipher(AeadBase):
         ):
             self._backing.slot.calls += 1
             aad = self._aad
-            try:
-                plaintext = open_joined(
-                    self._provider.one_shot(self._aead_key).decrypt,
-                    self._aead_nonce,
-                    ciphertext,
-                    received_mac_tag,
-                    b"".join(aad) if aad else None,
-                )
-            except self._provider.InvalidTag:
-                self._failed_ciphertext = ciphertext  # a later verify() needs the real tag
-                raise ValueError("MAC check failed") from None
-            self._tag = received_mac_tag
-            return plaintext
+            return open_whole(
+                self,
+                self._provider.one_shot(self._aead_key).decrypt,
+                self._aead_nonce,
+                ciphertext,
+                received_mac_tag,
+                b"".join(aad) if aad else None,
+            )
         plaintext = self.decrypt(ciphertext)
         self.verify(received_mac_tag)
         return plaintext
 
     # -- helpers -----------------------------------------------------------
+
+    def _open_failed(self, ciphertext: bytes, received_mac_tag: bytes) -> None:
+        self._failed_ciphertext = ciphertext  # a later verify() needs the real tag
 
     def _finish(self) -> bytes:
         """The tag, computed once (digest() and verify())."""
