@@ -16,7 +16,6 @@ by pycryptodome itself, word for word, whatever its version.
 
 from __future__ import annotations
 
-import collections
 import sys
 
 from accel_agent import forksafe
@@ -431,13 +430,7 @@ def _run_over_zeros(method: Callable, count: int) -> None:
         count -= step
 
 
-class CounterBlock(
-    collections.namedtuple(
-        "CounterBlock",
-        ("prefix", "counter_len", "suffix", "start", "little_endian", "from_counter"),
-        defaults=(b"", 0, False, False),
-    )
-):
+class CounterBlock:
     """A CTR counter block as pycryptodome lays it out: prefix || counter field || suffix.
 
     Only the field counts, from ``start``, modulo ``2**(8*counter_len)``,
@@ -446,11 +439,26 @@ class CounterBlock(
     as a ``Counter`` dict (a twin is made from one) or as ``nonce`` and
     ``initial_value``. The values are copied when the object is made, as
     native's ``new`` reads them then: a ``Counter`` dict reused for another
-    cipher, or changed later, changes nothing here (and the record itself
-    cannot change).
+    cipher, or changed later, changes nothing here.
     """
 
-    __slots__ = ()
+    __slots__ = ("prefix", "counter_len", "suffix", "start", "little_endian", "from_counter")
+
+    def __init__(
+        self,
+        prefix: bytes,
+        counter_len: int,
+        suffix: bytes = b"",
+        start: int = 0,
+        little_endian: bool = False,
+        from_counter: bool = False,
+    ) -> None:
+        self.prefix = prefix
+        self.counter_len = counter_len
+        self.suffix = suffix
+        self.start = start
+        self.little_endian = little_endian
+        self.from_counter = from_counter
 
     @property
     def openssl_follows(self) -> bool:
