@@ -6,6 +6,7 @@ code; this module does the work and knows nothing of click.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import sys
@@ -27,67 +28,42 @@ class UnknownFamily(ValueError):
     """A --family name no family module has."""
 
 
+@dataclasses.dataclass
 class Options:
-    """The command's options, as plain values (the CLI fills them from its flags)."""
+    """The command's options, as plain values (the CLI fills them from its flags).
 
-    __slots__ = (
-        "families",
-        "quick",
-        "rows",
-        "sizes",
-        "reps",
-        "loops",
-        "sample_ms",
-        "clock",
-        "csv_path",
-        "chart_path",
-        "as_json",
-        "check_goals",
-        "aesni_ab",
-        "progress",
-        "threads",
-    )
+    The sequences are kept as lists; ``families`` empty means every family,
+    and ``aesni_ab`` adds the AES family (the A/B compares its rows).
+    """
 
-    def __init__(
-        self,
-        families: Sequence[str] = (),
-        quick: bool = False,
-        rows: Sequence[str] = (),
-        sizes: Sequence[int] = (),
-        reps: int | None = None,
-        loops: int | None = None,
-        sample_ms: float | None = None,
-        clock: str = "cpu",
-        csv_path: str | None = DEFAULT_CSV,
-        chart_path: str | None = DEFAULT_CHART,
-        as_json: bool = False,
-        check_goals: bool = False,
-        aesni_ab: bool = False,
-        progress: bool | None = None,
-        threads: Sequence[int] = (),
-    ) -> None:
-        self.families = list(families) or list(FAMILIES)
-        if aesni_ab and "aes" not in self.families:
+    families: Sequence[str] = ()
+    quick: bool = False
+    rows: Sequence[str] = ()
+    sizes: Sequence[int] = ()
+    reps: int | None = None
+    loops: int | None = None
+    sample_ms: float | None = None
+    clock: str = "cpu"
+    csv_path: str | None = DEFAULT_CSV
+    chart_path: str | None = DEFAULT_CHART
+    as_json: bool = False
+    check_goals: bool = False
+    aesni_ab: bool = False
+    progress: bool | None = None  # None: on a terminal only
+    threads: Sequence[int] = ()  # thread counts of the threaded table; empty: none
+
+    def __post_init__(self) -> None:
+        self.families = list(self.families) or list(FAMILIES)
+        if self.aesni_ab and "aes" not in self.families:
             self.families.append("aes")
         unknown = [name for name in self.families if name not in FAMILIES]
         if unknown:
             raise UnknownFamily(
                 "unknown family %s (known: %s)" % (", ".join(unknown), ", ".join(FAMILIES))
             )
-        self.quick = quick
-        self.rows = list(rows)
-        self.sizes = list(sizes)
-        self.reps = reps
-        self.loops = loops
-        self.sample_ms = sample_ms
-        self.clock = clock
-        self.csv_path = csv_path
-        self.chart_path = chart_path
-        self.as_json = as_json
-        self.check_goals = check_goals
-        self.aesni_ab = aesni_ab
-        self.progress = progress  # None: on a terminal only
-        self.threads = list(threads)  # thread counts of the threaded table; empty: none
+        self.rows = list(self.rows)
+        self.sizes = list(self.sizes)
+        self.threads = list(self.threads)
 
     def settings(self) -> crypto.Settings:
         return crypto.Settings(

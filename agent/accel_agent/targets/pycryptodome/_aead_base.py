@@ -13,13 +13,15 @@ serve exactly, in one of two ways:
   (``_native_tag_verdict``); mid-message, it also vets the buffers the
   fast path does not take (``_mid_message_bytes``).
 
-:class:`AeadBase` holds that scaffolding and the methods all four spell the
-same way. It keeps no per-object state: a subclass keeps its fresh-object
-defaults as its own class attributes and defines its per-message methods
-(``digest`` aside) itself, so the tuned one-shot paths find everything they
-read in the instance or its own class. Nothing here runs on GCM's,
-ChaCha20-Poly1305's or CCM's one-shot paths; EAX's ``decrypt_and_verify``
-compares its tag with ``_check_tag``, and ``digest`` serves streamed messages.
+:class:`AeadBase` holds that scaffolding, the methods all four spell the
+same way, CCM's and EAX's ``__init__`` and the fresh-object defaults all
+four share (class attributes: CPython's type attribute cache finds them in
+the base as fast as in the subclass). A subclass keeps its own defaults as
+its class attributes and defines its per-message methods (``digest``
+aside) itself. A call made with a twin or out of turn goes to ``_not_ours``.
+No method here runs on GCM's, ChaCha20-Poly1305's or CCM's one-shot paths;
+EAX's ``decrypt_and_verify`` compares its tag with ``_check_tag``, and
+``digest`` serves streamed messages.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from __future__ import annotations
 import os
 
 from accel_agent.constant_time import compare_digest
+from accel_agent.speedups import open_joined
 from accel_agent.targets.pycryptodome import _aliased_output, _block_modes, _buffers
 from accel_agent.targets.pycryptodome._native_face import NativeFace
 from accel_agent.targets.pycryptodome._order_rules import (
@@ -40,7 +43,7 @@ from accel_agent.targets.pycryptodome._order_rules import (
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
+    from typing import Any, Callable
 
 # What ``_mid_message_bytes`` returns when native's own loop has served the call.
 ALIASED = object()
@@ -65,12 +68,33 @@ def nonce_argument(args: tuple, kwargs: dict, default_size: int) -> bytes | None
     return bytes(nonce)
 
 
+def open_whole(
+    obj: Any, decrypt: Callable, nonce: bytes, ciphertext: bytes, tag: bytes, aad: bytes | None
+) -> bytes:
+    """A whole message's one-shot decryption (GCM, ChaCha20-Poly1305, CCM and OCB's flat paths).
+
+    ``decrypt`` is the provider's one-shot ``decrypt``, given ``ciphertext``
+    and ``tag`` joined (``speedups.open_joined``). On success ``tag`` is
+    ``obj``'s real tag; a tag that does not match raises native's
+    ValueError, once ``obj._open_failed(ciphertext, tag)`` has kept what a
+    later ``verify`` needs to know the real one.
+    """
+    try:
+        plaintext = open_joined(decrypt, nonce, ciphertext, tag, aad)
+    except obj._provider.InvalidTag:
+        obj._open_failed(ciphertext, tag)
+        raise ValueError("MAC check failed") from None
+    obj._tag = tag
+    return plaintext
+
+
 class AeadBase(NativeFace):
     """The native-twin handover and the methods pycryptodome's AEAD modes share.
 
     A subclass sets ``_backing``, ``_key``, ``nonce``, ``_aad``, ``_twin`` and
-    ``_next``; the defaults below serve the AES modes (``AES.new(key, mode,
-    nonce=..., mac_len=...)``) and are overridden where a target differs.
+    ``_next`` (``__init__`` sets the first ones for CCM and EAX); the defaults
+    below serve the AES modes (``AES.new(key, mode, nonce=..., mac_len=...)``)
+    and are overridden where a target differs.
     """
 
     _mode: int  # pycryptodome's MODE_* constant, for the AES modes
@@ -79,6 +103,26 @@ class AeadBase(NativeFace):
     # Where native caches the real tag, so that a judge told it compares
     # against it (a subclass lists the names of every supported version).
     _native_tag_names: tuple[str, ...] = ("_mac_tag",)
+    # A fresh object's state, which every mode starts from (a mode adds its own).
+    _twin = None  # the native object serving every call, once there is one
+    # What pycryptodome would allow next. While it is INITIAL the object is
+    # fresh (associated data at most: no payload processed, no tag, no twin).
+    _next = INITIAL
+    _aad: list[bytes] | tuple = ()  # associated data not yet given to OpenSSL
+    _tag: bytes | None = None  # the real tag, once known
+
+    def __init__(
+        self, backing: Any, provider: Any, key: bytes, nonce: bytes, mac_len: int, kwargs: dict
+    ) -> None:
+        """The state a builder gives an AES mode's object (CCM's and EAX's; GCM and
+        ChaCha20-Poly1305 have their own). ``kwargs`` are those given to ``new``:
+        a twin is made with them and ``nonce``, also when ``new`` made it up."""
+        self._backing = backing
+        self._provider = provider
+        self._key = key
+        self.nonce = nonce
+        self._mac_len = mac_len
+        self._native_kwargs = {**kwargs, "nonce": nonce}
 
     # -- twins -------------------------------------------------------------
 
@@ -107,6 +151,16 @@ class AeadBase(NativeFace):
         if self._twin is None and self._next is INITIAL:
             return self._become_native()  # a copy before the first call (NativeFace.__copy__)
         return None
+
+    def _not_ours(self, method: str, *args: Any, **kwargs: Any) -> Any:
+        """A call made with a twin, or out of turn: the twin serves it, else a native judge.
+
+        A method's preamble, ``if self._twin is not None or METHOD not in
+        self._next``, costs the fast path nothing more than the two tests.
+        """
+        if self._twin is not None:
+            return getattr(self._twin, method)(*args, **kwargs)
+        return self._native_verdict(method, *args, **kwargs)
 
     def _native_verdict(self, method: str, *args: Any, **kwargs: Any) -> Any:
         """Let a native object in the same order-rule state judge a call we cannot serve.
@@ -199,10 +253,8 @@ class AeadBase(NativeFace):
 
     def digest(self) -> bytes:
         """The tag, computed once by ``_finish`` (CCM, which knows it later, has its own)."""
-        if self._twin is not None:
-            return self._twin.digest()
-        if DIGEST not in self._next:
-            return self._native_verdict(DIGEST)
+        if self._twin is not None or DIGEST not in self._next:
+            return self._not_ours(DIGEST)
         self._next = AFTER_DIGEST
         return self._tag or self._finish()
 

@@ -29,7 +29,7 @@ from __future__ import annotations
 from accel_agent import registry, speedups
 from accel_agent.providers.block_ciphers import AES
 from accel_agent.targets.pycryptodome import _block_modes, _buffers, _order_rules
-from accel_agent.targets.pycryptodome._aead_base import AeadBase, nonce_argument
+from accel_agent.targets.pycryptodome._aead_base import AeadBase, nonce_argument, open_whole
 from accel_agent.targets.pycryptodome._native_face import named_as
 
 TYPE_CHECKING = False
@@ -62,7 +62,6 @@ _ONE_SHOT_END = {
 }
 _UNRESOLVED = registry.UNRESOLVED
 _seal_split = speedups.seal_split
-_open_joined = speedups.open_joined
 
 
 @named_as("CcmMode")
@@ -71,11 +70,7 @@ class CcmCipher(AeadBase):
 
     block_size = BLOCK_SIZE
     _mode = MODE_CCM
-    _twin = None  # the native CcmMode serving every call, once there is one
-    _next = INITIAL
-    _aad: list[bytes] | tuple = ()  # associated data, given to OpenSSL with the payload
     _aad_len = 0
-    _tag: bytes | None = None  # the real tag, once known
     _plaintext: bytes | None = None  # what was decrypted, until the tag is known
     _ciphertext: Any = None  # a rejected message, to rebuild the tag for a second verify
     # What AES.new(key, AES.MODE_CCM, nonce=nonce) leaves (the builder's flat path sets
@@ -83,28 +78,6 @@ class CcmCipher(AeadBase):
     _mac_len = FULL_TAG
     _msg_len: int | None = None
     _assoc_len: int | None = None
-
-    def __init__(
-        self,
-        backing: Any,
-        provider: Any,
-        key: bytes,
-        nonce: bytes,
-        mac_len: int,
-        msg_len: int | None,
-        assoc_len: int | None,
-        native_kwargs: dict,
-    ) -> None:
-        self._backing = backing
-        self._provider = provider
-        self._key = key
-        self.nonce = nonce
-        self._mac_len = mac_len
-        # The declared length (native's name for it), not a count of bytes
-        # processed as GCM's and EAX's _msg_len: they only share the name.
-        self._msg_len = msg_len
-        self._assoc_len = assoc_len
-        self._native_kwargs = native_kwargs  # what the original new is given for a twin
 
     # -- twins (the handover itself is AeadBase's) ----------------------------
 
@@ -197,10 +170,8 @@ class CcmCipher(AeadBase):
         return sealed[:-mac_len], sealed[-mac_len:]
 
     def digest(self) -> bytes:
-        if self._twin is not None:
-            return self._twin.digest()
-        if DIGEST not in self._next:
-            return self._native_verdict(DIGEST)
+        if self._twin is not None or DIGEST not in self._next:
+            return self._not_ours(DIGEST)
         if self._tag is None:  # a fresh object: the tag of an empty payload, or native's error
             return self._become_native().digest()
         self._next = AFTER_DIGEST
@@ -265,10 +236,8 @@ class CcmCipher(AeadBase):
         return _buffers.deliver(plaintext, output)
 
     def verify(self, received_mac_tag: Any) -> None:
-        if self._twin is not None:
-            return self._twin.verify(received_mac_tag)
-        if VERIFY not in self._next:
-            return self._native_verdict(VERIFY, received_mac_tag)
+        if self._twin is not None or VERIFY not in self._next:
+            return self._not_ours(VERIFY, received_mac_tag)
         if self._next is INITIAL:  # nothing decrypted: native checks the empty payload
             return self._become_native().verify(received_mac_tag)
         self._next = AFTER_VERIFY
@@ -295,19 +264,14 @@ class CcmCipher(AeadBase):
             if claimed:
                 self._backing.slot.calls += 1
                 aad = self._aad
-                try:
-                    plaintext = _open_joined(
-                        self._provider.one_shot_16(self._key).decrypt,
-                        self.nonce,
-                        ciphertext,
-                        received_mac_tag,
-                        (aad[0] if len(aad) == 1 else b"".join(aad)) if aad else None,
-                    )
-                except self._provider.InvalidTag:
-                    self._ciphertext = ciphertext  # a second verify needs the real tag
-                    raise ValueError("MAC check failed") from None
-                self._tag = received_mac_tag
-                return plaintext
+                return open_whole(
+                    self,
+                    self._provider.one_shot_16(self._key).decrypt,
+                    self.nonce,
+                    ciphertext,
+                    received_mac_tag,
+                    (aad[0] if len(aad) == 1 else b"".join(aad)) if aad else None,
+                )
         if (
             self._next is INITIAL
             and output is None
@@ -331,6 +295,9 @@ class CcmCipher(AeadBase):
         plaintext = self.decrypt(ciphertext, output=output)
         self.verify(received_mac_tag)
         return plaintext
+
+    def _open_failed(self, ciphertext: bytes, received_mac_tag: bytes) -> None:
+        self._ciphertext = ciphertext  # a second verify needs the real tag
 
     def _real_tag(self) -> bytes:
         """The tag of what was decrypted: encrypting the plaintext again yields it."""
@@ -373,10 +340,10 @@ def builder(backing: Any, on_native: Callable[[Any], None]) -> Callable:
                     cipher._provider = provider
                     cipher._key = key
                     cipher.nonce = nonce
-                    # __init__'s order, so that objects keep one shared-key layout
+                    # the general path's order, so that objects keep one shared-key layout
                     cipher._mac_len = BLOCK_SIZE
-                    cipher._msg_len = cipher._assoc_len = None
                     cipher._native_kwargs = kwargs
+                    cipher._msg_len = cipher._assoc_len = None
                     return cipher
         if len(args) > 1 or not kwargs.keys() <= _KEYWORDS:
             return None
@@ -397,9 +364,12 @@ def builder(backing: Any, on_native: Callable[[Any], None]) -> Callable:
         provider = backing.slot.get() or on_native(backing)
         if not provider:
             return None
-        native_kwargs = dict(kwargs)
-        native_kwargs["nonce"] = nonce
-        return CcmCipher(backing, provider, key, nonce, mac_len, msg_len, assoc_len, native_kwargs)
+        cipher = CcmCipher(backing, provider, key, nonce, mac_len, kwargs)
+        # The declared lengths (native's names for them), not counts of bytes
+        # processed as GCM's and EAX's _msg_len: they only share the name.
+        cipher._msg_len = msg_len
+        cipher._assoc_len = assoc_len
+        return cipher
 
     build.backing = backing
     return build

@@ -43,28 +43,8 @@ class EaxCipher(AeadBase):
 
     block_size = BLOCK_SIZE
     _mode = MODE_EAX
-    _twin = None  # the native EaxMode serving every call, once there is one
-    _next = INITIAL
-    _aad: list[bytes] | tuple = ()  # associated data not yet given to the stream
     _stream = None
-    _tag: bytes | None = None
     _msg_len = 0  # payload bytes processed: a judge is brought to the same MAC position
-
-    def __init__(
-        self,
-        backing: Any,
-        provider: Any,
-        key: bytes,
-        nonce: bytes,
-        mac_len: int,
-        native_kwargs: dict,
-    ) -> None:
-        self._backing = backing
-        self._provider = provider
-        self._key = key
-        self.nonce = nonce
-        self._mac_len = mac_len
-        self._native_kwargs = native_kwargs
 
     # -- twins -------------------------------------------------------------
 
@@ -231,10 +211,8 @@ class EaxCipher(AeadBase):
         return _buffers.deliver(stream.decrypt(data), output)
 
     def verify(self, received_mac_tag: Any) -> None:
-        if self._twin is not None:
-            return self._twin.verify(received_mac_tag)
-        if VERIFY not in self._next:
-            return self._native_verdict(VERIFY, received_mac_tag)
+        if self._twin is not None or VERIFY not in self._next:
+            return self._not_ours(VERIFY, received_mac_tag)
         self._next = AFTER_VERIFY  # native moves on before it looks at the tag
         self._check_tag(self._tag or self._finish(), received_mac_tag)
         return None
@@ -286,9 +264,7 @@ def builder(backing: Any, on_native: Callable[[Any], None]) -> Callable:
         provider = backing.slot.get() or on_native(backing)
         if not provider:
             return None
-        native_kwargs = dict(kwargs)
-        native_kwargs["nonce"] = nonce
-        return EaxCipher(backing, provider, key, nonce, mac_len, native_kwargs)
+        return EaxCipher(backing, provider, key, nonce, mac_len, kwargs)
 
     build.backing = backing
     return build

@@ -26,9 +26,9 @@ from accel_agent import speedups
 from accel_agent.constant_time import compare_digest
 from accel_agent.providers.block_ciphers import AES
 from accel_agent.providers.contexts import is_busy, when_free
-from accel_agent.speedups import STREAM_UPDATE_FROM, open_joined, seal_split, stream_update
+from accel_agent.speedups import STREAM_UPDATE_FROM, seal_split, stream_update
 from accel_agent.targets.pycryptodome import _aliased_output, _block_modes, _buffers, _order_rules
-from accel_agent.targets.pycryptodome._aead_base import ALIASED, AeadBase
+from accel_agent.targets.pycryptodome._aead_base import ALIASED, AeadBase, open_whole
 from accel_agent.targets.pycryptodome._native_face import named_as
 
 TYPE_CHECKING = False
@@ -79,15 +79,9 @@ class GcmCipher(AeadBase):
     block_size = BLOCK_SIZE
     _mode = MODE_GCM
     _native_tag_names = ("_tag", "_mac_tag")  # where 4.x and 3.x cache the real tag
-    _twin = None  # the native GcmMode serving every call, once there is one
-    # What pycryptodome would allow next. While it is INITIAL the object is
-    # fresh (associated data at most: no context, no tag, no twin).
-    _next = INITIAL
-    _aad: list[bytes] | tuple = ()  # associated data not yet given to OpenSSL
     _auth_len = 0
     _msg_count = 0  # pycryptodome's _msg_len (see the property below)
     _context = None  # OpenSSL's encryption or decryption context
-    _tag: bytes | None = None
     _tag_checked = False  # OpenSSL's context has checked a tag already
     _kept: list[bytes] | tuple = ()  # decrypted data kept to rebuild the tag
     _kept_size = 0
@@ -203,10 +197,8 @@ class GcmCipher(AeadBase):
     # -- encryption --------------------------------------------------------
 
     def encrypt(self, plaintext: Any, output: Any = None) -> bytes | None:
-        if self._twin is not None:
-            return self._twin.encrypt(plaintext, output=output)
-        if ENCRYPT not in self._next:
-            return self._native_verdict(ENCRYPT, plaintext, output=output)
+        if self._twin is not None or ENCRYPT not in self._next:
+            return self._not_ours(ENCRYPT, plaintext, output=output)
         if not _buffers.servable(plaintext, output):
             if self._next is INITIAL:
                 self._next = AFTER_ENCRYPT
@@ -342,10 +334,8 @@ class GcmCipher(AeadBase):
     # -- decryption --------------------------------------------------------
 
     def decrypt(self, ciphertext: Any, output: Any = None) -> bytes | None:
-        if self._twin is not None:
-            return self._twin.decrypt(ciphertext, output=output)
-        if DECRYPT not in self._next:
-            return self._native_verdict(DECRYPT, ciphertext, output=output)
+        if self._twin is not None or DECRYPT not in self._next:
+            return self._not_ours(DECRYPT, ciphertext, output=output)
         if not _buffers.servable(ciphertext, output):
             if self._next is INITIAL:
                 self._next = AFTER_DECRYPT
@@ -370,10 +360,8 @@ class GcmCipher(AeadBase):
         return _buffers.deliver(plaintext, output)
 
     def verify(self, received_mac_tag: Any) -> None:
-        if self._twin is not None:
-            return self._twin.verify(received_mac_tag)
-        if VERIFY not in self._next:
-            return self._native_verdict(VERIFY, received_mac_tag)
+        if self._twin is not None or VERIFY not in self._next:
+            return self._not_ours(VERIFY, received_mac_tag)
         self._next = AFTER_VERIFY  # native moves on before it looks at the tag
         if not _buffers.is_plain(received_mac_tag):
             # A native object that knows the real tag judges it.
@@ -406,22 +394,14 @@ class GcmCipher(AeadBase):
             if mac_len == 16 and size <= OPEN_ONE_SHOT_LIMIT:
                 self._next = AFTER_VERIFY
                 self._backing.slot.calls += 1
-                aad = b"".join(self._aad) if self._aad else None
-                try:
-                    plaintext = open_joined(
-                        self._provider.one_shot(self._key).decrypt,
-                        self.nonce,
-                        ciphertext,
-                        received_mac_tag,
-                        aad,
-                    )
-                except self._provider.InvalidTag:
-                    # Keep what a later verify() needs to know the real tag.
-                    self._tag_checked = True
-                    self._kept = [self._plaintext_of(ciphertext)]
-                    raise ValueError("MAC check failed") from None
-                self._tag = received_mac_tag  # verify() compares with it from now on
-                return plaintext
+                return open_whole(  # verify() compares with the tag from now on
+                    self,
+                    self._provider.one_shot(self._key).decrypt,
+                    self.nonce,
+                    ciphertext,
+                    received_mac_tag,
+                    b"".join(self._aad) if self._aad else None,
+                )
             if mac_len == 16 and size <= PLAINTEXT_KEPT_LIMIT:
                 # Streaming: no ct || tag copy to build.
                 self._next = AFTER_VERIFY
@@ -522,6 +502,11 @@ class GcmCipher(AeadBase):
         self._shadow = None
         self._release_kept()
         return shadow.tag[: self._mac_len]
+
+    def _open_failed(self, ciphertext: bytes, received_mac_tag: bytes) -> None:
+        """Keep what a later verify() needs to know the real tag (open_whole)."""
+        self._tag_checked = True
+        self._kept = [self._plaintext_of(ciphertext)]
 
     def _plaintext_of(self, ciphertext: Any) -> bytes:
         context = self._provider.decryptor(self._key, self.nonce)

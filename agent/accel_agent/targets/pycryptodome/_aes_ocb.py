@@ -11,7 +11,8 @@ not a truncated long one); the builder leaves the rest to native.
 from __future__ import annotations
 
 from accel_agent import speedups
-from accel_agent.targets.pycryptodome import _block_modes, _buffers
+from accel_agent.targets.pycryptodome import _buffers
+from accel_agent.targets.pycryptodome._aead_base import open_whole
 from accel_agent.targets.pycryptodome._aes_one_shot import (
     AFTER_DIGEST,
     AFTER_VERIFY,
@@ -29,7 +30,6 @@ MODE_OCB = 12
 # The longest message (with its tag joined) that one AESOCB3 call takes.
 _ONE_SHOT_MAX = _buffers.ONE_CALL_MAX - TAG_SIZE
 _seal_split = speedups.seal_split
-_open_joined = speedups.open_joined
 
 
 @named_as("OcbMode")
@@ -57,25 +57,25 @@ class OcbCipher(OneShotAead):
         return OneShotAead.update(self, assoc_data)
 
     def encrypt_and_digest(self, plaintext: Any, *args: Any, **kwargs: Any) -> tuple[Any, bytes]:
-        if type(plaintext) is bytes and not args and not kwargs and len(plaintext) <= _ONE_SHOT_MAX:
-            aad = self._aad
-            if not aad or _buffers.aad_fits(aad):
-                with _block_modes.FIRST_USE_LOCK:
-                    claimed = self._next is INITIAL and self._twin is None
-                    if claimed:
-                        self._next = AFTER_DIGEST
-                if claimed:
-                    sealed = _seal_split(
-                        self._provider.one_shot(self._key).encrypt,
-                        self.nonce,
-                        plaintext,
-                        self._aad_bytes(),
-                        TAG_SIZE,
-                    )
-                    self._tag = sealed[1]
-                    self._aad = ()
-                    self._backing.slot.calls += 1
-                    return sealed
+        if (
+            type(plaintext) is bytes
+            and not args
+            and not kwargs
+            and len(plaintext) <= _ONE_SHOT_MAX
+            and (not self._aad or _buffers.aad_fits(self._aad))
+            and self._claim(AFTER_DIGEST)
+        ):
+            sealed = _seal_split(
+                self._provider.one_shot(self._key).encrypt,
+                self.nonce,
+                plaintext,
+                self._aad_bytes(),
+                TAG_SIZE,
+            )
+            self._tag = sealed[1]
+            self._aad = ()
+            self._backing.slot.calls += 1
+            return sealed
         return OneShotAead.encrypt_and_digest(self, plaintext, *args, **kwargs)
 
     def decrypt_and_verify(
@@ -88,31 +88,25 @@ class OcbCipher(OneShotAead):
             and not kwargs
             and len(received_mac_tag) == TAG_SIZE
             and len(ciphertext) <= _ONE_SHOT_MAX
+            and (not self._aad or _buffers.aad_fits(self._aad))
+            and self._claim(AFTER_VERIFY)
         ):
-            aad = self._aad
-            if not aad or _buffers.aad_fits(aad):
-                with _block_modes.FIRST_USE_LOCK:
-                    claimed = self._next is INITIAL and self._twin is None
-                    if claimed:
-                        self._next = AFTER_VERIFY
-                if claimed:
-                    self._backing.slot.calls += 1
-                    try:
-                        plaintext = _open_joined(
-                            self._provider.one_shot(self._key).decrypt,
-                            self.nonce,
-                            ciphertext,
-                            received_mac_tag,
-                            self._aad_bytes(),
-                        )
-                    except self._provider.InvalidTag:
-                        # Kept in case the caller verifies again: the twin then needs it.
-                        self._failed = (ciphertext, received_mac_tag)
-                        raise ValueError("MAC check failed") from None
-                    self._tag = received_mac_tag
-                    self._aad = ()
-                    return plaintext
+            self._backing.slot.calls += 1
+            plaintext = open_whole(
+                self,
+                self._provider.one_shot(self._key).decrypt,
+                self.nonce,
+                ciphertext,
+                received_mac_tag,
+                self._aad_bytes(),
+            )
+            self._aad = ()
+            return plaintext
         return OneShotAead.decrypt_and_verify(self, ciphertext, received_mac_tag, *args, **kwargs)
+
+    def _open_failed(self, ciphertext: bytes, received_mac_tag: bytes) -> None:
+        # Kept in case the caller verifies again: the twin then needs it.
+        self._failed = (ciphertext, received_mac_tag)
 
     def _aad_bytes(self) -> bytes | None:
         aad = self._aad

@@ -23,10 +23,9 @@ from accel_agent.targets.pycryptodome._hash_common import (
     Coercer,
     FlatConstructor,
     SealedAfterDigest,
-    class_facts,
     install,
     name_like,
-    own_init,
+    native_subclass,
     plain,
 )
 
@@ -149,15 +148,8 @@ class Blake2Twin:
 def _classes(front: Blake2Front, native_obj: Any) -> type:
     """The module's class (on ``front``, with its twin), a subclass of native's."""
     native_cls = front.native_cls
-    namespace = {
-        "__slots__": ("_h", "_done", "_after"),
-        "__init__": own_init(Blake2Hash.__init__, native_cls),
-        "_front": front,
-        **class_facts(native_obj),
-    }
-    Hash = type(native_cls.__name__, (Blake2Hash, native_cls), namespace)
+    Hash = native_subclass(Blake2Hash, native_cls, native_obj, front, ("_h", "_done", "_after"))
     Twin = type(native_cls.__name__, (Blake2Twin, Hash), {"__slots__": ()})
-    name_like(Hash, native_cls)
     name_like(Twin, native_cls)
     native_new = front.native_new
     _native_shape.install(Hash, Hash.__slots__, lambda obj: native_new(data=None))

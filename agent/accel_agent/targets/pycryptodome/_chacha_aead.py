@@ -27,14 +27,14 @@ import sys
 from accel_agent import patching, speedups
 from accel_agent.constant_time import compare_digest
 from accel_agent.providers.chacha import StreamFinished
-from accel_agent.speedups import open_joined, seal_split
+from accel_agent.speedups import seal_split
 from accel_agent.targets.pycryptodome import (
     _aliased_output,
     _block_modes,
     _buffers,
     _order_rules,
 )
-from accel_agent.targets.pycryptodome._aead_base import ALIASED, AeadBase
+from accel_agent.targets.pycryptodome._aead_base import ALIASED, AeadBase, open_whole
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -67,11 +67,7 @@ class ChaCha20Poly1305Cipher(AeadBase):
     # with one fresh object only one gets it, so the nonce cannot start the
     # key stream twice (a lock did the same for ~250 ns per message).
     _fresh: list | tuple = ()
-    _twin = None  # the native object serving every call, once there is one
-    _next = INITIAL
-    _aad: list[bytes] | tuple = ()
     _stream = None  # the provider's AeadStream, once data flows
-    _tag: bytes | None = None
     _failed_ciphertext: bytes | None = None  # one-shot decryption that failed: its MAC input
 
     def __init__(self, backing: Any, provider: Any, key: bytes, nonce: bytes) -> None:
@@ -149,10 +145,8 @@ class ChaCha20Poly1305Cipher(AeadBase):
             else:
                 self._aad = [data]
             return None
-        if self._twin is not None:
-            return self._twin.update(data)
-        if UPDATE not in self._next:
-            return self._native_verdict(UPDATE, data)
+        if self._twin is not None or UPDATE not in self._next:
+            return self._not_ours(UPDATE, data)
         if type(data) is not bytes:
             if not _buffers.is_plain(data):
                 return self._become_native().update(data)
@@ -162,6 +156,18 @@ class ChaCha20Poly1305Cipher(AeadBase):
         else:
             self._aad = [data]
         return None
+
+    def _claim(self, state: frozenset) -> bool:
+        """Take the key stream token (see ``_fresh``) for a one-shot call, moving to ``state``.
+
+        False when another thread's call took it: the general path judges then.
+        """
+        try:
+            self._fresh.pop()
+        except IndexError:
+            return False
+        self._next = state
+        return True
 
     def _leave_fresh(self) -> None:
         if self._fresh:
@@ -196,10 +202,8 @@ class ChaCha20Poly1305Cipher(AeadBase):
     # -- encryption --------------------------------------------------------
 
     def encrypt(self, plaintext: Any, output: Any = None) -> bytes | None:
-        if self._twin is not None:
-            return self._twin.encrypt(plaintext, output=output)
-        if ENCRYPT not in self._next:
-            return self._native_verdict(ENCRYPT, plaintext, output=output)
+        if self._twin is not None or ENCRYPT not in self._next:
+            return self._not_ours(ENCRYPT, plaintext, output=output)
         if not _buffers.servable(plaintext, output):
             if self._fresh:
                 self._next = AFTER_ENCRYPT
@@ -258,33 +262,26 @@ class ChaCha20Poly1305Cipher(AeadBase):
             and len(plaintext) <= SEAL_ONE_SHOT_LIMIT
             and self._next is INITIAL  # not after a verify() that raised, say
             and (not self._aad or _buffers.aad_fits(self._aad))
+            and self._claim(AFTER_DIGEST)
         ):
-            try:
-                self._fresh.pop()  # the key stream token (see _fresh)
-            except IndexError:
-                pass  # another thread's call took it: the general path judges
-            else:
-                self._next = AFTER_DIGEST
-                aad = self._aad
-                sealed = seal_split(
-                    self._provider.one_shot(self._aead_key).encrypt,
-                    self._aead_nonce,
-                    plaintext,
-                    b"".join(aad) if aad else None,
-                    TAG_SIZE,
-                )
-                self._tag = sealed[1]
-                self._backing.slot.calls += 1
-                return sealed
+            aad = self._aad
+            sealed = seal_split(
+                self._provider.one_shot(self._aead_key).encrypt,
+                self._aead_nonce,
+                plaintext,
+                b"".join(aad) if aad else None,
+                TAG_SIZE,
+            )
+            self._tag = sealed[1]
+            self._backing.slot.calls += 1
+            return sealed
         return self.encrypt(plaintext), self.digest()
 
     # -- decryption --------------------------------------------------------
 
     def decrypt(self, ciphertext: Any, output: Any = None) -> bytes | None:
-        if self._twin is not None:
-            return self._twin.decrypt(ciphertext, output=output)
-        if DECRYPT not in self._next:
-            return self._native_verdict(DECRYPT, ciphertext, output=output)
+        if self._twin is not None or DECRYPT not in self._next:
+            return self._not_ours(DECRYPT, ciphertext, output=output)
         if not _buffers.servable(ciphertext, output):
             if self._fresh:
                 self._next = AFTER_DECRYPT
@@ -323,10 +320,8 @@ class ChaCha20Poly1305Cipher(AeadBase):
             stream.ct_len += length
 
     def verify(self, received_mac_tag: Any) -> None:
-        if self._twin is not None:
-            return self._twin.verify(received_mac_tag)
-        if VERIFY not in self._next:
-            return self._native_verdict(VERIFY, received_mac_tag)
+        if self._twin is not None or VERIFY not in self._next:
+            return self._not_ours(VERIFY, received_mac_tag)
         self._next = AFTER_VERIFY
         if not _buffers.is_plain(received_mac_tag):
             # Native raises TypeError for what it cannot compare; for anything it
@@ -352,33 +347,26 @@ class ChaCha20Poly1305Cipher(AeadBase):
             and len(received_mac_tag) == TAG_SIZE
             and self._next is INITIAL
             and (not self._aad or _buffers.aad_fits(self._aad))
+            and self._claim(AFTER_VERIFY)
         ):
-            try:
-                self._fresh.pop()  # the key stream token (see _fresh)
-            except IndexError:
-                pass  # another thread's call took it: the general path judges
-            else:
-                self._next = AFTER_VERIFY
-                self._backing.slot.calls += 1
-                aad = self._aad
-                try:
-                    plaintext = open_joined(
-                        self._provider.one_shot(self._aead_key).decrypt,
-                        self._aead_nonce,
-                        ciphertext,
-                        received_mac_tag,
-                        b"".join(aad) if aad else None,
-                    )
-                except self._provider.InvalidTag:
-                    self._failed_ciphertext = ciphertext  # a later verify() needs the real tag
-                    raise ValueError("MAC check failed") from None
-                self._tag = received_mac_tag
-                return plaintext
+            self._backing.slot.calls += 1
+            aad = self._aad
+            return open_whole(
+                self,
+                self._provider.one_shot(self._aead_key).decrypt,
+                self._aead_nonce,
+                ciphertext,
+                received_mac_tag,
+                b"".join(aad) if aad else None,
+            )
         plaintext = self.decrypt(ciphertext)
         self.verify(received_mac_tag)
         return plaintext
 
     # -- helpers -----------------------------------------------------------
+
+    def _open_failed(self, ciphertext: bytes, received_mac_tag: bytes) -> None:
+        self._failed_ciphertext = ciphertext  # a later verify() needs the real tag
 
     def _finish(self) -> bytes:
         """The tag, computed once (digest() and verify())."""

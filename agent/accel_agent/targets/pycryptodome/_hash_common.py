@@ -105,6 +105,48 @@ def own_init(function: Callable, native_cls: type) -> Callable:
     return copy
 
 
+def native_class(
+    make: Callable[[dict], type],
+    native_cls: type,
+    native_obj: Any,
+    front: Any,
+    init: Callable,
+    members: dict | None = None,
+) -> type:
+    """The class of one hash's objects, ``make(namespace)``, named as ``native_cls``.
+
+    What every hash kind's class holds besides its ``members``: its hash's
+    ``front`` as ``_front``, native's facts (:func:`class_facts` of
+    ``native_obj``) and a copy of ``init`` named as native's ``__init__``
+    (:func:`own_init`). The class is counted among :data:`WRAPPERS`.
+    """
+    namespace = {
+        **(members or {}),
+        "__init__": own_init(init, native_cls),
+        "_front": front,
+        **class_facts(native_obj),
+    }
+    return name_like(make(namespace), native_cls)
+
+
+def native_subclass(
+    methods: type, native_cls: type, native_obj: Any, front: Any, slots: tuple
+) -> type:
+    """:func:`native_class`: ``methods`` on a subclass of ``native_cls`` (SHA-3, SHAKE, BLAKE2).
+
+    The subclass keeps ``isinstance`` true; ``slots`` are its objects' own
+    state, ``methods.__init__`` is native's constructor's signature.
+    """
+    return native_class(
+        lambda namespace: type(native_cls.__name__, (methods, native_cls), namespace),
+        native_cls,
+        native_obj,
+        front,
+        methods.__init__,
+        {"__slots__": slots},
+    )
+
+
 class SealedAfterDigest:
     """SHA-3's and BLAKE2's rule: ``update`` after ``digest`` only with ``update_after_digest``.
 

@@ -21,10 +21,8 @@ from accel_agent.targets.pycryptodome._hash_common import (
     Coercer,
     FlatConstructor,
     SealedAfterDigest,
-    class_facts,
     install,
-    name_like,
-    own_init,
+    native_subclass,
     patch_oneshot,
     plain,
 )
@@ -39,14 +37,7 @@ _blank = object.__new__
 
 def _subclass(methods: type, native_cls: type, native_obj: Any, front: Any, slots: tuple) -> type:
     """``methods`` on a subclass of ``native_cls`` (for isinstance), named as native's."""
-    namespace = {
-        "__slots__": slots,
-        "__init__": own_init(methods.__init__, native_cls),
-        "_front": front,
-        **class_facts(native_obj),
-    }
-    cls = type(native_cls.__name__, (methods, native_cls), namespace)
-    name_like(cls, native_cls)
+    cls = native_subclass(methods, native_cls, native_obj, front, slots)
     native_new = front.native_new
     _native_shape.install(cls, slots, lambda obj: native_new())
     front.cls = cls

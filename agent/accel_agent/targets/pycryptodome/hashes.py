@@ -44,10 +44,8 @@ from accel_agent.targets.pycryptodome._hash_common import (
     WRAPPERS,
     Coercer,
     ResolvedProvider,
-    class_facts,
     install,
-    name_like,
-    own_init,
+    native_class,
     patch_oneshot,
     plain,
 )
@@ -201,21 +199,25 @@ class MerkleDamgardHash:
         self._front.start(self, data)
 
 
-def _merkle_damgard_class(native_cls: type, facts: dict, front: HashFront, init: Any) -> type:
+def _merkle_damgard_class(native_cls: type, native_obj: Any, front: HashFront, init: Any) -> type:
     """The class of one hash's objects (its maker set on ``front``), named as native's."""
-    namespace = {
+    members = {
         "update": MerkleDamgardHash.update,
         "copy": MerkleDamgardHash.copy,
         "new": MerkleDamgardHash.new,
-        "__init__": own_init(init, native_cls),
-        "_front": front,
-        **facts,
     }
-    Hash = speedups.hash_class(native_cls, namespace)
+    Hash = native_class(
+        lambda namespace: speedups.hash_class(native_cls, namespace),
+        native_cls,
+        native_obj,
+        front,
+        init,
+        members,
+    )
     native_new = front.native_new
     _native_shape.install(Hash, ("_h",), lambda obj: native_new(), lambda cls: cls.__new__(cls))
     front.maker = speedups.blank(Hash)
-    return name_like(Hash, native_cls)
+    return Hash
 
 
 def _installed_new(module: ModuleType, cls: type, slot: registry.Slot, slow_new: Callable):
@@ -259,9 +261,7 @@ def patch_merkle_damgard(module: ModuleType, entry: HashModule) -> None:
     native_obj = native_new()
     slot = registry.slot(entry.primitive)
     front = HashFront(slot, native_new)
-    cls = _merkle_damgard_class(
-        type(native_obj), class_facts(native_obj), front, MerkleDamgardHash.__init__
-    )
+    cls = _merkle_damgard_class(type(native_obj), native_obj, front, MerkleDamgardHash.__init__)
     native_from = calibration.native_from_size(entry.primitive)
 
     def slow_new(data: Any) -> Any:
@@ -357,7 +357,7 @@ class Sha512Family:
             front.truncate, front.family = truncate, self
             self.fronts[truncate] = front
             self.classes[truncate] = _merkle_damgard_class(
-                self.native_cls, class_facts(native_obj), front, _sha512_init
+                self.native_cls, native_obj, front, _sha512_init
             )
         self.ours = frozenset(self.classes.values())
         # truncate -> (maker, slot, constructor) once its slot resolved to a provider:
