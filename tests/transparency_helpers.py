@@ -137,6 +137,12 @@ def acceleration(primitive: str) -> tuple[bool, str]:
     if chosen.outcome != registry.ACCELERATED:
         return False, why
     if primitive not in registry.calls():
+        # A patched module's patch runs at its first call: run the waiting ones,
+        # as that call would, before saying that no target asked for a slot.
+        from accel_agent import hooks
+
+        hooks.run_waiting()
+    if primitive not in registry.calls():
         return False, "%s, but no target routes calls to it yet (no slot)" % why
     return True, why
 
