@@ -125,15 +125,7 @@ def register(module_name: str, hook_spec: str, names: tuple[str, ...] = ()) -> N
     With ``names`` (the module-level functions the hook replaces), the hook
     runs at the first call of one of them instead: see :class:`FirstCallPatch`.
     """
-    with _lock:
-        specs = _hooks.setdefault(module_name, [])
-        if hook_spec not in specs:
-            specs.append(hook_spec)
-        if names:
-            _first_call[(module_name, hook_spec)] = tuple(names)
-        module = sys.modules.get(module_name)
-    if module is not None and not _initializing(module):
-        _fire(module)
+    register_all({module_name: hook_spec}, {module_name: tuple(names)})
 
 
 def register_all(table: dict[str, str], first_call: dict[str, tuple[str, ...]]) -> None:
