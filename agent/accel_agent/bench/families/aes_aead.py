@@ -1,12 +1,16 @@
-"""AES-CCM and AES-EAX rows: one new pycryptodome cipher per message, 16 bytes of header.
+"""AES's AEAD modes: CCM, EAX, OCB3 and SIV, one new pycryptodome cipher per message.
 
-The direct column for CCM is ``AESCCM(key).encrypt(nonce, data, aad)``.
-pyca/cryptography has no EAX: its column is EAX written by a cryptography
-user from ``CMAC`` and ``CTR`` (three OMACs, one keystream), the same
-composition the agent's provider makes. ``stream`` rows send 1 MiB through
-one cipher in 64 KiB chunks (CCM with ``msg_len``/``assoc_len`` declared,
-which the agent hands to native pycryptodome's CCM over its own OpenSSL
-CBC and CTR); their direct column is the one-shot call.
+AES-128 keys (SIV: a 256-bit key, two AES-128 keys) and 16 bytes of
+associated data (SIV: one component plus a 16-byte nonce). The direct
+column is what a pyca/cryptography user writes:
+``AESCCM(key).encrypt(nonce, data, aad)``, ``AESOCB3(key).encrypt(nonce,
+data, aad)``, ``AESSIV(key).encrypt(data, [aad, nonce])``. pyca/cryptography
+has no EAX: its column is EAX written by a cryptography user from ``CMAC``
+and ``CTR`` (three OMACs, one keystream), the same composition the agent's
+provider makes. ``stream`` rows send 1 MiB through one cipher in 64 KiB
+chunks (CCM with ``msg_len``/``assoc_len`` declared, which the agent hands
+to native pycryptodome's CCM over its own OpenSSL CBC and CTR); their
+direct column is the one-shot call.
 """
 
 from __future__ import annotations
@@ -15,18 +19,21 @@ from hmac import compare_digest
 
 from Crypto.Cipher import AES
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
-from cryptography.hazmat.primitives.ciphers.aead import AESCCM
+from cryptography.hazmat.primitives.ciphers.aead import AESCCM, AESOCB3, AESSIV
 from cryptography.hazmat.primitives.cmac import CMAC
 
 from accel_agent.bench.families import MIB, AeadCipher, Row, chunked, random_bytes
 
-NAME = "ccm_eax"
-TITLE = "AES-128 CCM and EAX (11/16-byte nonce, 16-byte tag, 16-byte header)"
+NAME = "aes_aead"
+TITLE = "AES CCM, EAX, OCB3 (AES-128) and SIV (2x AES-128); 16-byte tag and header"
 
 KEY = random_bytes(16)
 NONCE_CCM = random_bytes(11)  # pycryptodome's default length: messages up to 4 GiB
 NONCE_EAX = random_bytes(16)
 HEADER = random_bytes(16)
+KEY_SIV = random_bytes(32)
+NONCE_OCB = random_bytes(12)
+NONCE_SIV = random_bytes(16)
 
 
 def _omac(key: bytes, t: int, data: bytes) -> bytes:
@@ -104,6 +111,41 @@ def _eax_stream(size: int):
     return _EAX.streaming(chunked(data)), lambda: eax_direct(KEY, NONCE_EAX, HEADER, data)
 
 
+_OCB = AeadCipher(AES, KEY, AES.MODE_OCB, nonce=NONCE_OCB, header=HEADER)
+_SIV = AeadCipher(AES, KEY_SIV, AES.MODE_SIV, nonce=NONCE_SIV, header=HEADER)
+
+
+def _ocb_enc(size: int):
+    data = random_bytes(size)
+    return _OCB.sealing(data), lambda: AESOCB3(KEY).encrypt(NONCE_OCB, data, HEADER)
+
+
+def _ocb_dec(size: int):
+    sealed = AESOCB3(KEY).encrypt(NONCE_OCB, random_bytes(size), HEADER)
+    return _OCB.opening(sealed[:-16], sealed[-16:]), (
+        lambda: AESOCB3(KEY).decrypt(NONCE_OCB, sealed, HEADER)
+    )
+
+
+def _siv_enc(size: int):
+    data = random_bytes(size)
+
+    def pycryptodome():
+        cipher = AES.new(KEY_SIV, AES.MODE_SIV, nonce=NONCE_SIV)
+        cipher.update(HEADER)
+        ciphertext, tag = cipher.encrypt_and_digest(data)
+        return tag, ciphertext  # AESSIV's layout: tag || ciphertext
+
+    return pycryptodome, lambda: AESSIV(KEY_SIV).encrypt(data, [HEADER, NONCE_SIV])
+
+
+def _siv_dec(size: int):
+    sealed = AESSIV(KEY_SIV).encrypt(random_bytes(size), [HEADER, NONCE_SIV])
+    return _SIV.opening(sealed[16:], sealed[:16]), (
+        lambda: AESSIV(KEY_SIV).decrypt(sealed, [HEADER, NONCE_SIV])
+    )
+
+
 ROWS = (
     Row("ccm enc", "aes-ccm", _ccm_enc),
     Row("ccm dec", "aes-ccm", _ccm_dec),
@@ -111,4 +153,8 @@ ROWS = (
     Row("eax enc", "aes-eax", _eax_enc),
     Row("eax dec", "aes-eax", _eax_dec),
     Row("eax stream", "aes-eax", _eax_stream, sizes=(MIB,)),
+    Row("ocb enc", "aes-ocb", _ocb_enc),
+    Row("ocb dec", "aes-ocb", _ocb_dec),
+    Row("siv enc", "aes-siv", _siv_enc),
+    Row("siv dec", "aes-siv", _siv_dec),
 )
