@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import os
+import sys
 
 import pytest
 
@@ -106,16 +108,26 @@ def test_a_primitive_without_known_answers_is_not_trusted():
 def test_every_known_answer_file_is_named_by_a_catalog_row_and_says_its_source():
     named = {name for _primitive, name in SETS}
     folder = os.path.dirname(known_answers.path("x"))
-    files = {
-        entry[: -len(".py")]
-        for entry in os.listdir(folder)
-        if entry.endswith(".py") and entry != "__init__.py"
-    }
+    files = {entry[: -len(".json")] for entry in os.listdir(folder) if entry.endswith(".json")}
+    assert [entry for entry in os.listdir(folder) if entry.endswith(".py")] == ["__init__.py"]
     assert files == named, "a file no row names is never checked; a name with no file fails"
     for name in sorted(files):
         document = known_answers.read(name)
         assert document["checker"] in selfcheck.CHECKERS, name
         assert isinstance(document["source"], str) and document["source"], name
+
+
+@pytest.mark.parametrize("scanner", ["json's C scanner", "json.loads"])
+def test_every_file_reads_as_json_reads_it(monkeypatch, scanner):
+    """The loader calls json's scanner without json; without the scanner it is json.loads."""
+    monkeypatch.setattr(known_answers, "_parse", None)
+    if scanner == "json.loads":
+        monkeypatch.setitem(sys.modules, "_json", None)  # as where CPython's accelerator is missing
+    for name in sorted({name for _primitive, name in SETS}):
+        with open(known_answers.path(name), encoding="utf-8") as file:
+            as_json = json.load(file)
+        assert known_answers.read(name) == as_json, name
+    assert (known_answers._parse is json.loads) == (scanner == "json.loads")
 
 
 def test_the_same_checker_decodes_every_field_it_unpacks():
@@ -129,23 +141,22 @@ def test_the_same_checker_decodes_every_field_it_unpacks():
 
 
 def write_set(folder, name, text):
-    (folder / (name + ".py")).write_text(text, encoding="utf-8")
+    (folder / (name + ".json")).write_text(text, encoding="utf-8")
 
 
 @pytest.mark.parametrize(
     ("text", "kind"),
     [
-        ("DOCUMENT = {not a literal", "SyntaxError"),
-        ("DOCUMENT = open('/etc/passwd').read()", "NameError"),  # no builtins to call
-        ("VECTORS = []", "ValueError"),
-        ('DOCUMENT = {"checker": "block-mode", "vectors": []}', "ValueError"),
-        ('DOCUMENT = {"checker": "no-such-kind", "vectors": [{}]}', "KeyError"),
+        ("{not json", "JSONDecodeError"),
+        ("open('/etc/passwd').read()", "ValueError"),  # data, never code
+        ('{"checker": "hash", "vectors": [{}]} []', "ValueError"),  # one value only
+        ('{"checker": "hash", "vectors": [NaN]}', "ValueError"),
+        ('["a list"]', "ValueError"),
+        ('{"checker": "block-mode", "vectors": []}', "ValueError"),
+        ('{"checker": "no-such-kind", "vectors": [{}]}', "KeyError"),
+        ('{"checker": "hash", "vectors": [{"label": "x", "message": "616263"}]}', "ValueError"),
         (
-            'DOCUMENT = {"checker": "hash", "vectors": [{"label": "x", "message": "616263"}]}',
-            "ValueError",
-        ),
-        (
-            'DOCUMENT = {"checker": "hash", "vectors": '
+            '{"checker": "hash", "vectors": '
             '[{"label": "x", "message": "616263", "digest": "zz00112233"}]}',
             "ValueError",
         ),
@@ -155,7 +166,7 @@ def test_a_broken_file_fails_the_check_naming_the_set_not_its_bytes(
     tmp_path, monkeypatch, text, kind
 ):
     write_set(tmp_path, "sha256", text)
-    monkeypatch.setattr(known_answers, "path", lambda name: str(tmp_path / (name + ".py")))
+    monkeypatch.setattr(known_answers, "path", lambda name: str(tmp_path / (name + ".json")))
     monkeypatch.delitem(selfcheck.KNOWN_ANSWERS, "sha256", raising=False)
     with pytest.raises(SelfCheckFailed) as caught:
         selfcheck.run("sha256", provider_of("sha256"))

@@ -49,7 +49,7 @@ class PrimitiveSpec:
         # a provider's name, NATIVE, or None for no opinion (the providers' order
         # decides). A calibration cache overrides it (calibration.preferred).
         self.default = default
-        # Known-answer sets (accel_agent/known_answers/NAME.py), all must pass.
+        # Known-answer sets (accel_agent/known_answers/NAME.json), all must pass.
         self.known_answers = known_answers or (name,)
 
     def __repr__(self) -> str:
