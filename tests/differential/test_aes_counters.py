@@ -55,6 +55,7 @@ def counters(draw) -> tuple:
     choices = [
         st.integers(0, min(top, 300)),
         st.integers(max(0, top - 300), top),  # wraps inside a message
+        st.integers(max(0, top - 9000), top),  # wraps in a later 64 KiB chunk
         st.integers(0, top),
     ]
     if top > 2**64:
@@ -105,7 +106,7 @@ def calls_on_one_counter(rec, aes, key, description, lengths, methods, mutate):
     lengths=st.lists(
         st.one_of(
             st.integers(0, 70),
-            st.sampled_from([15, 16, 17, 8191, 8192, 8193, 8209, 16384 + 3, 70000]),
+            st.sampled_from([15, 16, 17, 8191, 8192, 8193, 8209, 16384 + 3, 70000, 131072, 200003]),
         ),
         min_size=1,
         max_size=8,
@@ -176,7 +177,14 @@ def _stream_classes() -> list:
 @given(
     key=st.binary(min_size=16, max_size=16),
     description=counters(),
-    lengths=st.lists(st.one_of(st.integers(0, 40), st.integers(0, 20000)), max_size=6),
+    lengths=st.lists(
+        st.one_of(
+            st.integers(0, 40),
+            st.integers(0, 20000),
+            st.sampled_from([65535, 65536, 65537, 140000]),  # whole chunks of counter blocks
+        ),
+        max_size=6,
+    ),
 )
 def test_counter_stream_against_native(stream_class, key, description, lengths):
     """The compiled and the pure-Python key streams equal native CTR's, call by call."""
