@@ -88,28 +88,8 @@ def builders(
         provider = provider_of(siv)
         return provider and siv_class(siv, provider, key, None if nonce is None else bytes(nonce))
 
-    def key_wrap_builder(backing: Any, cipher_class: type) -> Callable:
-        slot = backing.slot
-
-        def build(key: bytes, args: tuple, kwargs: dict) -> Any:
-            if args or (kwargs and not kwargs.keys() <= _KW_KEYWORDS):
-                return None
-            provider = slot.provider
-            if provider is None or provider is UNRESOLVED:
-                provider = provider_of(backing)
-                if provider is None:
-                    return None
-            cipher = _blank(cipher_class)  # a fresh object's state, as _aes_kw says
-            cipher._backing = backing
-            cipher._provider = provider
-            cipher._key = key
-            cipher._done = False
-            return cipher
-
-        return build
-
-    build_kw = key_wrap_builder(kw, KwCipher)
-    build_kwp = key_wrap_builder(kwp, KwpCipher)
+    build_kw = _key_wrap_builder(kw, KwCipher, provider_of)
+    build_kwp = _key_wrap_builder(kwp, KwpCipher, provider_of)
 
     build_ocb.backing, build_siv.backing, build_kw.backing, build_kwp.backing = ocb, siv, kw, kwp
     table = {MODE_OCB: build_ocb, MODE_SIV: build_siv}
@@ -117,6 +97,28 @@ def builders(
         table[MODE_KW] = build_kw
         table[MODE_KWP] = build_kwp
     return table
+
+
+def _key_wrap_builder(backing: Any, cipher_class: type, provider_of: Callable) -> Callable:
+    """The builder of KW or KWP: no arguments but the key (and its keywords)."""
+    slot = backing.slot
+
+    def build(key: bytes, args: tuple, kwargs: dict) -> Any:
+        if args or (kwargs and not kwargs.keys() <= _KW_KEYWORDS):
+            return None
+        provider = slot.provider
+        if provider is None or provider is UNRESOLVED:
+            provider = provider_of(backing)
+            if provider is None:
+                return None
+        cipher = _blank(cipher_class)  # a fresh object's state, as _aes_kw says
+        cipher._backing = backing
+        cipher._provider = provider
+        cipher._key = key
+        cipher._done = False
+        return cipher
+
+    return build
 
 
 def _major_version(module: ModuleType) -> int:

@@ -200,6 +200,31 @@ _DSS_TEMPLATE_ATTRIBUTES = frozenset(
 _DETERMINISTIC = "deterministic-rfc6979"
 
 
+def _scheme_from_template(cls: type, key: Any, template: dict) -> Any:
+    """A scheme of ``cls`` for ``key`` without running ``__init__``. The key is
+    set first, as native's ``__init__`` sets it: a deepcopy meets the
+    attributes in this order, and the key's error comes first."""
+    scheme = object.__new__(cls)
+    scheme._key = key
+    scheme.__dict__.update(template)
+    return scheme
+
+
+def _scheme_state(scheme: Any) -> dict:
+    """A native scheme's attributes but its key: a template's candidate."""
+    state = dict(vars(scheme))
+    del state["_key"]
+    return state
+
+
+def _keep_template(store: dict, shape: tuple, scheme: Any, cls: type, state: dict) -> None:
+    """Keep ``state`` as the template of ``shape`` if native made a scheme of the
+    accelerated class holding only the attributes a template may copy."""
+    if type(scheme) is cls and state.keys() <= _DSS_TEMPLATE_ATTRIBUTES:
+        store[shape] = state
+        remember_order(state.get("_order"))
+
+
 def _install_fast_dss_new(
     module: ModuleType, accelerated_ecc: dict[str, type], curves: dict, accelerated_dsa: type
 ) -> None:
@@ -233,18 +258,9 @@ def _install_fast_dss_new(
         shape = (domain[0], domain[1], encoding)
         template = dsa_templates.get(shape)
         if template is not None:
-            scheme = object.__new__(accelerated_dsa)
-            # The key first, as native's __init__ sets it: a deepcopy meets
-            # the attributes in this order, and the key's error comes first.
-            scheme._key = key
-            scheme.__dict__.update(template)
-            return scheme
+            return _scheme_from_template(accelerated_dsa, key, template)
         scheme = wrapped_new(key, "fips-186-3", encoding)
-        state = dict(vars(scheme))
-        del state["_key"]
-        if type(scheme) is accelerated_dsa and state.keys() <= _DSS_TEMPLATE_ATTRIBUTES:
-            dsa_templates[shape] = state
-            remember_order(state.get("_order"))
+        _keep_template(dsa_templates, shape, scheme, accelerated_dsa, _scheme_state(scheme))
         return scheme
 
     def new(key: Any, mode: Any, *args: Any, **kwargs: Any) -> Any:
@@ -261,23 +277,18 @@ def _install_fast_dss_new(
             encoding = args[0] if len(args) == 1 else "binary" if not args else None
             template = templates.get((key.curve, encoding, mode))
             if template is not None:
-                scheme = object.__new__(accelerated)
-                scheme._key = key  # first, as native's __init__ sets it
-                scheme.__dict__.update(template)
+                scheme = _scheme_from_template(accelerated, key, template)
                 if mode == _DETERMINISTIC:  # last, as native's __init__ sets it
                     scheme._private_key = key._d if key.has_private() else None
                 return scheme
             if encoding in ("binary", "der") and key.curve in curves:
                 scheme = wrapped_new(key, mode, encoding)
-                state = dict(vars(scheme))
-                del state["_key"]
+                state = _scheme_state(scheme)
                 if mode == _DETERMINISTIC and state.get("_private_key", False) is (
                     key._d if key.has_private() else None
                 ):
                     del state["_private_key"]
-                if type(scheme) is accelerated and state.keys() <= _DSS_TEMPLATE_ATTRIBUTES:
-                    templates[(key.curve, encoding, mode)] = state
-                    remember_order(state.get("_order"))
+                _keep_template(templates, (key.curve, encoding, mode), scheme, accelerated, state)
                 return scheme
         return wrapped_new(key, mode, *args, **kwargs)
 
