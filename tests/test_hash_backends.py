@@ -175,14 +175,36 @@ def test_stdlib_hmac_with_pycryptodome_digestmod_goes_by_name():
         "import hmac, json\n"
         "from Crypto.Hash import SHA256, SHA512\n"
         "a = hmac.new(b'k', b'm', SHA256)\n"
-        "print(json.dumps([a.name, a.hexdigest(), hmac.digest(b'k', b'm', SHA512.new()).hex()]))\n"
+        "b = hmac.new(b'k', b'm', SHA512.new())\n"
+        "print(json.dumps([getattr(a, 'name', None), getattr(b, 'name', None), a.hexdigest(),\n"
+        "  hmac.digest(b'k', b'm', SHA512.new()).hex()]))\n"
     )
-    name, tag, tag512 = child_json(code)
+    name, name512, tag, tag512 = child_json(code)
     import hmac
 
-    assert name == "hmac-sha256"  # OpenSSL's HMAC by name, not the pure Python one
+    if sys.version_info >= (3, 10):  # 3.9 has no HMAC._init_old: its Python HMAC serves
+        assert (name, name512) == ("hmac-sha256", "hmac-sha512")  # OpenSSL's HMAC by name
     assert tag == hmac.new(b"k", b"m", "sha256").hexdigest()
     assert tag512 == hmac.digest(b"k", b"m", "sha512").hex()
+
+
+def test_stdlib_hmac_functions_are_the_standard_librarys_own():
+    """``hmac.new``/``hmac.digest`` are not wrapped: a name or a hashlib constructor
+    runs the standard library's code at its own cost; only ``HMAC._init_old``,
+    which it calls for no other digestmod, is the agent's (3.10 and later)."""
+    pytest.importorskip("Crypto")
+    code = (
+        "import hmac, json\n"
+        "from Crypto.Hash import SHA256\n"
+        "hmac.new(b'k', b'm', SHA256).digest()\n"
+        "print(json.dumps([f.__code__.co_filename == hmac.__file__\n"
+        "  for f in (hmac.new, hmac.digest, hmac.HMAC.__init__, hmac.HMAC._init_old)]))\n"
+    )
+    new, digest, init, init_old = child_json(code)
+    assert new and digest and init
+    import sys
+
+    assert init_old is (sys.version_info < (3, 10))
 
 
 def test_stdlib_hmac_by_name_only_through_the_gates():
