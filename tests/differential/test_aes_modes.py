@@ -454,10 +454,16 @@ def with_output(rec, aes, case, key, params, blob, output_kind, method_name):
         return
     output = ds.make_output(output_kind, len(blob))
     method = getattr(cipher, method_name)
-    rec.call(method_name, method, blob, output=output)
+    result = rec.call(method_name, method, blob, output=output)
     rec.note("output", ds.output_content(output))
     # The object must still work (or refuse) as native after an output= call.
-    rec.call("then " + method_name, method, blob)
+    if method_name == "encrypt_and_digest":
+        rec.call("then digest", cipher.digest)
+        if isinstance(result, tuple):
+            rec.call("then verify", cipher.verify, result[1])
+        rec.call("then encrypt", cipher.encrypt, blob)
+    else:
+        rec.call("then " + method_name, method, blob)
 
 
 @pytest.mark.accelerates
@@ -470,6 +476,33 @@ def test_output_buffers(aes, case, key, output_kind, method, inputs):
     params = inputs.draw(case.params)
     blob = inputs.draw(ds.data(max_size=4096, multiple=case.multiple))
     both(with_output, aes, case, key, params, blob, output_kind, method)
+
+
+@pytest.mark.accelerates
+@with_flavours
+@pytest.mark.parametrize("case", [case for case in CASES if case.aead], ids=lambda case: case.name)
+@ds.DIFF_SETTINGS
+@given(key=ds.keys, output_kind=ds.output_kinds, aad=st.binary(max_size=40), inputs=st.data())
+def test_whole_message_into_output(aes, case, key, output_kind, aad, inputs):
+    """A fresh AEAD object's ``encrypt_and_digest(bytes, output=...)``, then what may follow."""
+    params = inputs.draw(case.params)
+    blob = inputs.draw(ds.data(max_size=40000, multiple=case.multiple))
+
+    def seal(rec, module):
+        cipher = rec.call("new", aes.new, key, getattr(aes, case.constant), **resolve(aes, params))
+        if cipher is RAISED:
+            return
+        if aad:
+            rec.call("update", cipher.update, aad)
+        output = ds.make_output(output_kind, len(blob))
+        result = rec.call("encrypt_and_digest", cipher.encrypt_and_digest, blob, output=output)
+        rec.note("output", ds.output_content(output))
+        rec.call("then digest", cipher.digest)
+        if isinstance(result, tuple):
+            rec.call("then verify", cipher.verify, result[1])
+        rec.call("then encrypt", cipher.encrypt, blob)
+
+    both(seal, aes)
 
 
 # ----------------------------------------------------------------- constructor arguments
