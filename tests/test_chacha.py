@@ -67,6 +67,24 @@ def test_hchacha20_matches_pycryptodome(stream_provider, flavour):
         assert stream_provider.hchacha20(key, nonce) == bytes(chacha._HChaCha20(key, nonce))
 
 
+@pytest.mark.parametrize("flavour", FLAVOURS)
+@pytest.mark.parametrize("module_name", ["Cipher.ChaCha20", "Cipher.ChaCha20_Poly1305"])
+def test_xchacha20_subkey_from_native_equals_openssls(stream_provider, flavour, module_name):
+    """The target derives XChaCha20's subkey with pycryptodome's own HChaCha20 where the
+    module has it; it must equal what the provider's OpenSSL block gives, its fallback."""
+    from types import ModuleType
+
+    from accel_agent.targets.pycryptodome import chacha as target
+
+    extended = target.native_extension(import_from(flavour, module_name))
+    assert extended is not None
+    rng = random.Random(2)
+    for _ in range(50):
+        key, nonce = rng.randbytes(32), rng.randbytes(24)
+        assert extended(key, nonce) == stream_provider.extended(key, nonce)
+    assert target.native_extension(ModuleType("without_hchacha20")) is None
+
+
 def test_xchacha20_poly1305_draft_vector(aead_provider):
     label, key, nonce, aad, plaintext, ciphertext, tag = selfcheck.load("xchacha20-poly1305")[1][0]
     subkey, nonce12 = aead_provider.extended(key, nonce)

@@ -77,7 +77,8 @@ class ChaCha20Poly1305Cipher(AeadBase):
         self.nonce = nonce
         self._fresh = [True]
         if len(nonce) == 24:
-            self._aead_key, self._aead_nonce = provider.extended(key, nonce)
+            extended = backing.extended or provider.extended
+            self._aead_key, self._aead_nonce = extended(key, nonce)
         elif len(nonce) == 8:
             self._aead_key, self._aead_nonce = key, b"\x00\x00\x00\x00" + nonce
         else:
