@@ -57,3 +57,34 @@ def patch(module: ModuleType) -> None:
 
     patching.update_wrapper(feed, native_feed)
     patching.patch_attribute(module, "BlockFeeder.feed", feed)
+    _patch_final_encrypt(module)
+
+
+def _patch_final_encrypt(module: ModuleType) -> None:
+    """The Encrypter's last step for ECB and CBC: the padded tail in one call.
+
+    With the default PKCS#7 padding, pyaes pads the tail (at most 16
+    bytes) to one or two blocks and encrypts them one ``encrypt`` call per
+    block; the run of both blocks in one OpenSSL call gives the same bytes
+    and leaves the mode where the two calls leave it. Anything else (no
+    padding, another option, another class or input type, a mode whose
+    state OpenSSL cannot take) is pyaes's own function.
+    """
+    owner = module.AESBlockModeOfOperation
+    native_final = vars(owner).get("_final_encrypt")
+    default = getattr(module, "PADDING_DEFAULT", None)
+    pad = getattr(module, "append_PKCS7_padding", None)
+    if native_final is None or default is None or pad is None:
+        return
+
+    def final_encrypt(self, data, padding=default):
+        if type(self) in modes.BLOCK_CLASSES and type(data) is bytes and padding == default:
+            entry = modes.BLOCK_RUNS.get(vars(type(self)).get("encrypt"))
+            if entry is not None and len(data) <= BLOCK_SIZE:
+                out = entry[0](self, pad(data))
+                if out is not None:
+                    return out
+        return native_final(self, data, padding)
+
+    patching.update_wrapper(final_encrypt, native_final)
+    patching.patch_attribute(module, "AESBlockModeOfOperation._final_encrypt", final_encrypt)
