@@ -103,19 +103,21 @@ def _plain_arguments(kwargs: dict, nonce_sizes: tuple[int, ...]) -> tuple[bytes,
     return key, nonce
 
 
-def patch_chacha20(module: ModuleType) -> None:
-    """Install the fast ``new`` on one ChaCha20 module (``Crypto`` or ``Cryptodome``)."""
-    original_new = module.new
-    backing = Backing("chacha20", original_new, module)
-    slot = backing.slot
+def _keyword_new(flat: Callable, general: Callable) -> Callable:
+    """A ChaCha module's ``new(*args, key=..., nonce=..., **kwargs)``.
+
+    The most frequent call, ``new(key=key, nonce=nonce)`` with ``bytes`` and
+    a 32-byte key, goes to ``flat(key, nonce)``, which builds the object
+    without its ``__init__`` frame (per message, Python calls are the
+    agent's cost) or returns None. Anything else goes to ``general`` with
+    ``key`` and ``nonce`` put back as keywords. They bind as keyword
+    parameters of their own (no dictionary lookups); where they sit among
+    other keywords changes nothing pycryptodome says: 3.x's ``new`` takes
+    both out first, and Python's error for an unexpected keyword of 4.x's
+    ``new(*, key, nonce)`` names the first one in the caller's order.
+    """
 
     def new(*args: Any, key: Any = _ABSENT, nonce: Any = _ABSENT, **kwargs: Any) -> Any:
-        # new(key=key, nonce=nonce) with bytes and an 8- or 12-byte nonce is
-        # checked inline and builds the object without its __init__ frame
-        # (the stores in __init__'s order). ``key`` and ``nonce`` bind as
-        # keywords of their own; Python's error for an unexpected keyword
-        # names the first one in the caller's order, which putting them
-        # back at the end does not change.
         if (
             type(key) is bytes
             and type(nonce) is bytes
@@ -123,26 +125,45 @@ def patch_chacha20(module: ModuleType) -> None:
             and not kwargs
             and not args
         ):
-            size = len(nonce)
-            provider = slot.provider
-            if (size == 12 or size == 8) and provider is not None and provider is not UNRESOLVED:
-                cipher = _new_object(ChaCha20Cipher)
-                cipher._backing = backing
-                cipher._provider = provider
-                cipher._key = key
-                cipher.nonce = nonce
-                cipher._stream_key = key
-                cipher._stream_nonce = nonce
-                if size == 8:
-                    cipher._limit = _LIMIT_64
-                    cipher._context_end = _SPAN_BYTES
-                # The context waits for the first call: opening it here measured
-                # 0.82x native for new(), seek(), then a call (a context wasted).
+            cipher = flat(key, nonce)
+            if cipher is not None:
                 return cipher
         if key is not _ABSENT:
             kwargs["key"] = key
         if nonce is not _ABSENT:
             kwargs["nonce"] = nonce
+        return general(*args, **kwargs)
+
+    return new
+
+
+def patch_chacha20(module: ModuleType) -> None:
+    """Install the fast ``new`` on one ChaCha20 module (``Crypto`` or ``Cryptodome``)."""
+    original_new = module.new
+    backing = Backing("chacha20", original_new, module)
+    slot = backing.slot
+
+    def flat(key: bytes, nonce: bytes) -> Any:
+        # An 8- or 12-byte nonce: the stores in __init__'s order. The context
+        # waits for the first call: opening it here measured 0.82x native
+        # for new(), seek(), then a call (a context opened for nothing).
+        size = len(nonce)
+        provider = slot.provider
+        if (size == 12 or size == 8) and provider is not None and provider is not UNRESOLVED:
+            cipher = _new_object(ChaCha20Cipher)
+            cipher._backing = backing
+            cipher._provider = provider
+            cipher._key = key
+            cipher.nonce = nonce
+            cipher._stream_key = key
+            cipher._stream_nonce = nonce
+            if size == 8:
+                cipher._limit = _LIMIT_64
+                cipher._context_end = _SPAN_BYTES
+            return cipher
+        return None
+
+    def general(*args: Any, **kwargs: Any) -> Any:
         if not args:
             plain = _plain_arguments(kwargs, NONCE_SIZES)
             if plain is not None:
@@ -152,6 +173,7 @@ def patch_chacha20(module: ModuleType) -> None:
                     return ChaCha20Cipher(backing, provider, key, nonce or os.urandom(8))
         return original_new(*args, **kwargs)
 
+    new = _keyword_new(flat, general)
     functools.update_wrapper(new, original_new)
     patching.patch_attribute(module, "new", new)
 
@@ -163,36 +185,22 @@ def patch_chacha20_poly1305(module: ModuleType) -> None:
     extended_backing = Backing("xchacha20-poly1305", original_new, module)
     slot, extended_slot = backing.slot, extended_backing.slot
 
-    def new(*args: Any, key: Any = _ABSENT, nonce: Any = _ABSENT, **kwargs: Any) -> Any:
-        # The most frequent call, new(key=key, nonce=nonce) with bytes and a
-        # 12-byte nonce, is checked inline and builds the object without its
-        # __init__ frame: per message, Python calls are the agent's cost.
-        # ``key`` and ``nonce`` bind as keywords of their own (no dictionary
-        # lookups); where they sit among other keywords changes nothing in
-        # pycryptodome's errors, since its ``new`` takes them out first.
-        if (
-            type(key) is bytes
-            and type(nonce) is bytes
-            and len(key) == KEY_SIZE
-            and len(nonce) == 12
-            and not kwargs
-            and not args
-        ):
-            provider = slot.provider
-            if provider is not None and provider is not UNRESOLVED:
-                cipher = _new_object(ChaCha20Poly1305Cipher)
-                cipher._backing = backing
-                cipher._provider = provider
-                cipher._key = key  # the attributes in __init__'s order (shared keys)
-                cipher.nonce = nonce
-                cipher._fresh = [True]
-                cipher._aead_key = key
-                cipher._aead_nonce = nonce
-                return cipher
-        if key is not _ABSENT:
-            kwargs["key"] = key
-        if nonce is not _ABSENT:
-            kwargs["nonce"] = nonce
+    def flat(key: bytes, nonce: bytes) -> Any:
+        # A 12-byte nonce: the attributes in __init__'s order (shared keys).
+        provider = slot.provider
+        if len(nonce) == 12 and provider is not None and provider is not UNRESOLVED:
+            cipher = _new_object(ChaCha20Poly1305Cipher)
+            cipher._backing = backing
+            cipher._provider = provider
+            cipher._key = key
+            cipher.nonce = nonce
+            cipher._fresh = [True]
+            cipher._aead_key = key
+            cipher._aead_nonce = nonce
+            return cipher
+        return None
+
+    def general(*args: Any, **kwargs: Any) -> Any:
         if not args:
             plain = _plain_arguments(kwargs, AEAD_NONCE_SIZES)
             if plain is not None:
@@ -209,6 +217,7 @@ def patch_chacha20_poly1305(module: ModuleType) -> None:
                         return ChaCha20Poly1305Cipher(backing, provider, key, nonce)
         return original_new(*args, **kwargs)
 
+    new = _keyword_new(flat, general)
     functools.update_wrapper(new, original_new)
     patching.patch_attribute(module, "new", new)
 
