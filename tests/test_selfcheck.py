@@ -97,6 +97,23 @@ def test_a_provider_that_decrypts_wrongly_fails():
         selfcheck.run("aes-ecb", WrongDecryptProvider(provider_of("aes-ecb")))
 
 
+@pytest.mark.parametrize(
+    ("salt_used", "message"),
+    [
+        (lambda asked: 32, "wrong unsalted signature"),  # a salt where none was asked for
+        (lambda asked: 0, "a new signature is wrong"),  # the salt length ignored
+    ],
+)
+def test_a_pss_provider_that_signs_with_the_wrong_salt_fails(monkeypatch, salt_used, message):
+    provider = provider_of("rsa-pss")
+    sign = provider.sign_pss
+    monkeypatch.setattr(
+        provider, "sign_pss", lambda key, digest, oid, salt: sign(key, digest, oid, salt_used(salt))
+    )
+    with pytest.raises(SelfCheckFailed, match=message):
+        selfcheck.run("rsa-pss", provider)
+
+
 def test_a_primitive_without_known_answers_is_not_trusted():
     with pytest.raises(SelfCheckFailed, match="no known-answer test for rot13"):
         selfcheck.run("rot13", object())

@@ -228,6 +228,30 @@ def test_importing_a_patched_module_loads_only_its_own_patch(clean_env, module):
     assert sorted(extra) == []
 
 
+# module -> (a first call, what it must not load: code of another primitive, or a
+# part of cryptography the primitive does not use; each cost milliseconds there)
+NOT_IN_FIRST_CALL = {
+    "Crypto.Cipher.ChaCha20_Poly1305": (
+        "Crypto.Cipher.ChaCha20_Poly1305.new(key=bytes(32), nonce=bytes(12)).encrypt(b'x')",
+        ("accel_agent.targets.pycryptodome._block_modes", "accel_agent.providers.block_ciphers"),
+    ),
+    # ec.ECDSA's constructor imports the OpenSSL backend (bindings, RSA, ciphers).
+    "ecdsa": (
+        "ecdsa.SigningKey.generate(curve=ecdsa.NIST256p).sign(b'm')",
+        ("cryptography.hazmat.backends", "cryptography.hazmat.primitives.ciphers"),
+    ),
+}
+
+
+@requires_supported_platform
+@pytest.mark.parametrize("module", sorted(NOT_IN_FIRST_CALL))
+def test_a_first_call_loads_nothing_its_primitive_does_not_use(clean_env, module):
+    call, unneeded = NOT_IN_FIRST_CALL[module]
+    loaded = loaded_by(clean_env, "quiet", module, call)["call"]
+    names = loaded["agent"] + loaded["other"]
+    assert [name for name in names if name.startswith(unneeded)] == []
+
+
 FIRST_CALL_NAMES = """\
 import importlib, json
 from accel_agent import hooks, patching

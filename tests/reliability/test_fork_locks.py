@@ -18,13 +18,13 @@ import helpers
 CHILD = r"""
 import json, os, threading, time
 from accel_agent import hooks, registry
-from accel_agent.targets.pycryptodome import _block_modes
+from accel_agent.targets.pycryptodome import _first_use
 from accel_agent.targets.python_rsa import _keys
 
 LOCKS = {
     "registry": lambda: registry._lock,
     "hooks": lambda: hooks._lock,
-    "first-use": lambda: _block_modes.FIRST_USE_LOCK,
+    "first-use": lambda: _first_use.FIRST_USE_LOCK,
     "python-rsa private twins": lambda: _keys.private_twins._lock,
     "python-rsa public twins": lambda: _keys.public_twins._lock,
 }

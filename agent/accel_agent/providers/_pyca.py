@@ -8,15 +8,22 @@ wherever it is met, and no exception of pyca/cryptography's escapes.
 
 from __future__ import annotations
 
+import sys
+
 from accel_agent.providers.base import ProviderUnavailable
 
 
 def cryptography_module(dotted: str):
-    """``cryptography.<dotted>``, or ProviderUnavailable with the reason."""
-    import importlib
+    """``cryptography.<dotted>``, or ProviderUnavailable with the reason.
 
+    ``__import__`` and ``sys.modules``, not ``importlib.import_module``: a
+    program that never imported ``importlib`` (pyaes's, python-rsa's) does not
+    load it for this.
+    """
+    name = "cryptography." + dotted
     try:
-        return importlib.import_module("cryptography." + dotted)
+        __import__(name)
+        return sys.modules[name]
     except Exception as exc:  # noqa: BLE001 - ImportError, or broken bindings
         raise ProviderUnavailable(
             "pyca/cryptography cannot be imported (%s)" % type(exc).__name__

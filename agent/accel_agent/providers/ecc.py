@@ -72,23 +72,33 @@ class EcdsaProvider(_NistKeys, DssSignatures):
 
     def __init__(self, primitive: str, curve: str) -> None:
         _NistKeys.__init__(self, primitive, curve)
-        ecdsa = self._ec.ECDSA
-        DssSignatures.__init__(self, ecdsa)
+        # ec.ECDSA less its constructor's import of the OpenSSL backend (see there).
+        from accel_agent.providers._ecdsa_algorithm import Ecdsa
+
+        DssSignatures.__init__(self, Ecdsa)
         utils = cryptography_module("hazmat.primitives.asymmetric.utils")
-        self._deterministic = self._deterministic_variants(ecdsa, utils)
+        self._deterministic = self._deterministic_variants(Ecdsa, utils)
         self._order: int | None = None
         self._point_encoding: tuple | None = None
 
     def _deterministic_variants(self, ecdsa, utils) -> dict[str, object]:
-        """RFC 6979 signing (cryptography 44 and OpenSSL 3.2 or later), or {} where absent."""
+        """RFC 6979 signing (cryptography 44 and OpenSSL 3.2 or later), or {} where absent.
+
+        Without the backend's answer (``ecdsa`` does not ask it), the test is
+        two signatures of one digest: equal only when the nonce is RFC 6979's
+        (a random one differs), and a cryptography that cannot refuses or
+        raises. The self-check then compares one with RFC 6979's published
+        signature.
+        """
         try:
             variants = {
                 oid: ecdsa(utils.Prehashed(a), deterministic_signing=True)
                 for oid, a in self._by_oid.items()
             }
             probe = self._ec.derive_private_key(1, self.curve)
-            sha256 = "2.16.840.1.101.3.4.2.1"
-            probe.sign(bytes(32), variants[sha256])
+            sha256 = variants["2.16.840.1.101.3.4.2.1"]
+            if probe.sign(bytes(32), sha256) != probe.sign(bytes(32), sha256):
+                return {}
         except Exception:  # noqa: BLE001 - TypeError (old cryptography), UnsupportedAlgorithm
             return {}
         return variants

@@ -86,7 +86,7 @@ class RsaProvider:
             d,
             rsa.rsa_crt_dmp1(d, p),
             rsa.rsa_crt_dmq1(d, q),
-            rsa.rsa_crt_iqmp(p, q),
+            pow(q, -1, p),  # rsa_crt_iqmp(p, q), whose inverse is in Python: 0.5 ms
             rsa.RSAPublicNumbers(e, n),
         )
         key = numbers.private_key(unsafe_skip_rsa_key_validation=True)

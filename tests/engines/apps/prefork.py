@@ -35,13 +35,13 @@ def _hold(locks: list, ready: threading.Event) -> None:
 def hold_agent_locks() -> list[str]:
     """Take the agent's locks in a daemon thread that never lets them go; their names."""
     from accel_agent import hooks, registry
-    from accel_agent.targets.pycryptodome import _block_modes
+    from accel_agent.targets.pycryptodome import _first_use
     from accel_agent.targets.python_rsa import _keys
 
     locks = {
         "registry": registry._lock,
         "hooks": hooks._lock,
-        "first-use": _block_modes.FIRST_USE_LOCK,
+        "first-use": _first_use.FIRST_USE_LOCK,
         "python-rsa private keys": _keys.private_twins._lock,
         "python-rsa public keys": _keys.public_twins._lock,
     }

@@ -30,7 +30,7 @@ import os
 
 from accel_agent.constant_time import compare_digest
 from accel_agent.speedups import open_joined
-from accel_agent.targets.pycryptodome import _aliased_output, _block_modes, _buffers
+from accel_agent.targets.pycryptodome import _aliased_output, _buffers, _first_use
 from accel_agent.targets.pycryptodome._native_face import NativeFace
 from accel_agent.targets.pycryptodome._order_rules import (
     AFTER_DIGEST,
@@ -141,7 +141,7 @@ class AeadBase(NativeFace):
 
     def _become_native(self) -> Any:
         """Hand this message to a native twin (only before any payload was processed)."""
-        with _block_modes.FIRST_USE_LOCK:
+        with _first_use.FIRST_USE_LOCK:
             if self._twin is None:
                 self._twin = self._native_with_aad(**self._native_kwargs)
                 self._next = WITH_TWIN
@@ -243,7 +243,7 @@ class AeadBase(NativeFace):
 
     def _claim(self, state: frozenset) -> bool:
         """Move a fresh object to ``state`` unless another thread's call got there first."""
-        with _block_modes.FIRST_USE_LOCK:
+        with _first_use.FIRST_USE_LOCK:
             if self._next is not INITIAL:
                 return False
             self._next = state

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from accel_agent import registry, speedups
 from accel_agent.providers.block_ciphers import AES
-from accel_agent.targets.pycryptodome import _block_modes, _buffers, _order_rules
+from accel_agent.targets.pycryptodome import _buffers, _first_use, _order_rules
 from accel_agent.targets.pycryptodome._aead_base import AeadBase, nonce_argument, open_whole
 from accel_agent.targets.pycryptodome._native_face import named_as
 
@@ -187,7 +187,7 @@ class CcmCipher(AeadBase):
             and len(plaintext) < _ONE_SHOT_END[len(self.nonce)]
             and self._aad_len <= _buffers.ONE_CALL_MAX
         ):  # the common call, flat: one AESCCM call on the key object's AESCCM
-            with _block_modes.FIRST_USE_LOCK:
+            with _first_use.FIRST_USE_LOCK:
                 if self._next is not INITIAL:
                     return self.encrypt(plaintext), self.digest()
                 self._next = AFTER_DIGEST
@@ -257,7 +257,7 @@ class CcmCipher(AeadBase):
             and len(ciphertext) < _ONE_SHOT_END[len(self.nonce)]
             and self._aad_len <= _buffers.ONE_CALL_MAX
         ):  # the common call, flat: one AESCCM call on the key object's AESCCM
-            with _block_modes.FIRST_USE_LOCK:
+            with _first_use.FIRST_USE_LOCK:
                 claimed = self._next is INITIAL
                 if claimed:
                     self._next = AFTER_VERIFY

@@ -19,7 +19,7 @@ import sys
 
 from accel_agent import patching
 from accel_agent.providers.block_ciphers import AES
-from accel_agent.targets.pycryptodome import _aliased_output, _block_modes, _buffers, _order_rules
+from accel_agent.targets.pycryptodome import _aliased_output, _buffers, _first_use, _order_rules
 from accel_agent.targets.pycryptodome._aead_base import ALIASED, AeadBase, nonce_argument
 from accel_agent.targets.pycryptodome._native_face import named_as
 
@@ -90,7 +90,7 @@ class EaxCipher(AeadBase):
 
     def _open(self) -> Any:
         """The provider's stream, opened once, fed the associated data kept so far."""
-        with _block_modes.FIRST_USE_LOCK:
+        with _first_use.FIRST_USE_LOCK:
             if self._stream is None:
                 stream = self._provider.stream(self._key, self.nonce)
                 for chunk in self._aad:

@@ -27,7 +27,7 @@ from accel_agent.constant_time import compare_digest
 from accel_agent.providers.block_ciphers import AES
 from accel_agent.providers.contexts import is_busy, when_free
 from accel_agent.speedups import STREAM_UPDATE_FROM, seal_split, stream_update
-from accel_agent.targets.pycryptodome import _aliased_output, _block_modes, _buffers, _order_rules
+from accel_agent.targets.pycryptodome import _aliased_output, _buffers, _first_use, _order_rules
 from accel_agent.targets.pycryptodome._aead_base import ALIASED, AeadBase, open_whole
 from accel_agent.targets.pycryptodome._native_face import named_as
 
@@ -175,7 +175,7 @@ class GcmCipher(AeadBase):
 
     def _open(self, direction: str) -> Any:
         """OpenSSL's context, opened once even when threads share a new object."""
-        with _block_modes.FIRST_USE_LOCK:
+        with _first_use.FIRST_USE_LOCK:
             if self._context is not None:
                 return self._context
             try:
@@ -490,7 +490,7 @@ class GcmCipher(AeadBase):
             return compare_digest(self._tag, received)
         if len(received) != self._mac_len:
             return False  # native compares mac_len bytes with it: never equal
-        with _block_modes.FIRST_USE_LOCK:  # threads sharing the object check one at a time
+        with _first_use.FIRST_USE_LOCK:  # threads sharing the object check one at a time
             if self._tag is not None:
                 return compare_digest(self._tag, received)
             if not self._tag_checked:

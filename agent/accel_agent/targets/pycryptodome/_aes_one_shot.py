@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from accel_agent.constant_time import compare_digest
 from accel_agent.providers.block_ciphers import AES
-from accel_agent.targets.pycryptodome import _block_modes, _buffers
+from accel_agent.targets.pycryptodome import _buffers, _first_use
 from accel_agent.targets.pycryptodome._native_face import NativeFace
 
 TYPE_CHECKING = False
@@ -89,7 +89,7 @@ class OneShotAead(NativeFace):
         twin = self._twin
         if twin is not None:
             return twin
-        with _block_modes.FIRST_USE_LOCK:
+        with _first_use.FIRST_USE_LOCK:
             if self._twin is not None:
                 return self._twin
             in_flight = self._next is not INITIAL and self._tag is None and self._failed is None
@@ -141,7 +141,7 @@ class OneShotAead(NativeFace):
 
     def _claim(self, state: str) -> bool:
         """Move a fresh object to ``state``, unless another thread's call got there first."""
-        with _block_modes.FIRST_USE_LOCK:
+        with _first_use.FIRST_USE_LOCK:
             if self._next is not INITIAL or self._twin is not None:
                 return False
             self._next = state

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import sys
 
-from accel_agent import forksafe
 from accel_agent.providers.block_ciphers import BlockCipher
 from accel_agent.providers.contexts import is_busy, when_free
 from accel_agent.speedups import (
@@ -28,18 +27,12 @@ from accel_agent.speedups import (
     cfb_segments_decrypt,
     stream_update,
 )
-from accel_agent.targets.pycryptodome import _buffers
+from accel_agent.targets.pycryptodome import _buffers, _first_use
 from accel_agent.targets.pycryptodome._native_face import NativeFace, named_as
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, Callable
-
-# Held while a new object opens its OpenSSL context (and while a twin is
-# made): reentrant, since pycryptodome's own GCM builds CTR objects through new.
-# Renewed in a forked child (forksafe): a thread that opened a context at the
-# fork does not exist there.
-FIRST_USE_LOCK = forksafe.rlock(globals(), "FIRST_USE_LOCK")
 
 MODE_ECB, MODE_CBC, MODE_CFB, MODE_OFB, MODE_CTR = 1, 2, 3, 5, 6
 
@@ -83,7 +76,7 @@ class _BlockMode(NativeFace):
     def _switch_to_twin(self) -> Any:
         """Build the native twin in this object's exact state; it serves every later call."""
         if self._twin is None:
-            with FIRST_USE_LOCK:
+            with _first_use.FIRST_USE_LOCK:
                 if self._twin is None:
                     self._twin = self._build_twin()
         return self._twin
@@ -231,7 +224,7 @@ class _StreamingMode(_BlockMode):
         (the other direction won the race, or native is faster for this
         stream, CFB-8).
         """
-        with FIRST_USE_LOCK:
+        with _first_use.FIRST_USE_LOCK:
             if self._twin is None and self._context is None:
                 self._direction = direction
                 if length < self._native_from:
@@ -553,7 +546,7 @@ class CtrCipher(_StreamingMode):
         """Serve on past OpenSSL's wrap from counter blocks, up to where the key stream repeats."""
         if self._position + length > self._cycle or not COUNTER_BLOCKS_SERVED:
             return False
-        with FIRST_USE_LOCK:
+        with _first_use.FIRST_USE_LOCK:
             if self._twin is not None or self._direction not in (None, direction):
                 return False
             self._direction = direction

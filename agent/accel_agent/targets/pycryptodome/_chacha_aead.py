@@ -30,8 +30,8 @@ from accel_agent.providers.chacha import StreamFinished
 from accel_agent.speedups import seal_split
 from accel_agent.targets.pycryptodome import (
     _aliased_output,
-    _block_modes,
     _buffers,
+    _first_use,
     _order_rules,
 )
 from accel_agent.targets.pycryptodome._aead_base import ALIASED, AeadBase, open_whole
@@ -181,7 +181,7 @@ class ChaCha20Poly1305Cipher(AeadBase):
         tag of a one-shot decryption that failed (``claim=False``): that call
         took the token, and the stream then only feeds Poly1305.
         """
-        with _block_modes.FIRST_USE_LOCK:
+        with _first_use.FIRST_USE_LOCK:
             if self._stream is not None:
                 return self._stream
             if claim:

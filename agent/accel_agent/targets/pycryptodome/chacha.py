@@ -22,7 +22,7 @@ import os
 
 from accel_agent import patching, registry
 from accel_agent.providers.contexts import when_free
-from accel_agent.targets.pycryptodome import _block_modes, _buffers
+from accel_agent.targets.pycryptodome import _buffers, _first_use
 from accel_agent.targets.pycryptodome._chacha_aead import ChaCha20Poly1305Cipher
 from accel_agent.targets.pycryptodome._native_face import NativeFace
 
@@ -319,7 +319,7 @@ class ChaCha20Cipher(NativeFace):
 
     def _open(self, position: int) -> Any:
         """OpenSSL's context from ``position``, opened once even when threads share the object."""
-        with _block_modes.FIRST_USE_LOCK:
+        with _first_use.FIRST_USE_LOCK:
             if self._context is not None:
                 return self._context
             return self._open_at(position)
