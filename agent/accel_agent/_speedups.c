@@ -851,7 +851,7 @@ ecb_update_of(EcbMethod *self, PyTypeObject *type)
 }
 
 /* The class's _native_from: 1 and *from set, 0 when it is not a size the
-   fast path compares (the Python method then decides), -1 on an error. */
+   fast path compares (the Python method then decides). */
 static int
 ecb_native_from(EcbMethod *self, PyTypeObject *type, Py_ssize_t *from)
 {
@@ -860,13 +860,15 @@ ecb_native_from(EcbMethod *self, PyTypeObject *type, Py_ssize_t *from)
         return 1;
     }
     PyObject *limit = PyObject_GetAttr((PyObject *)type, str_native_from);  /* tags the type */
-    if (limit == NULL) {
-        return -1;
+    Py_ssize_t value = -1;
+    if (limit != NULL) {
+        value = PyLong_CheckExact(limit) ? PyLong_AsSsize_t(limit) : -1;
+        Py_DECREF(limit);
     }
-    Py_ssize_t value = PyLong_CheckExact(limit) ? PyLong_AsSsize_t(limit) : -1;
-    Py_DECREF(limit);
     if (value < 0) {
-        PyErr_Clear();  /* not a size (or past Py_ssize_t): the Python method compares */
+        /* none, not a size, or past Py_ssize_t: the Python method reads and
+           compares it (and raises its own error for an object without one) */
+        PyErr_Clear();
         return 0;
     }
     Py_INCREF(type);
@@ -885,21 +887,25 @@ EcbMethod_vectorcall(EcbMethod *self, PyObject *const *args, size_t nargsf, PyOb
         && PyBytes_GET_SIZE(args[1]) % self->block_size == 0) {
         PyObject *obj = args[0], *data = args[1];
         Py_ssize_t from;
-        int known = ecb_native_from(self, Py_TYPE(obj), &from);
-        if (known < 0) {
-            return NULL;
-        }
-        if (known && PyBytes_GET_SIZE(data) < from) {
+        if (ecb_native_from(self, Py_TYPE(obj), &from) && PyBytes_GET_SIZE(data) < from) {
             PyObject *context = PyObject_GetAttr(obj, self->context_name);
             if (context == NULL) {
-                return NULL;  /* as the Python method's read of it raises */
+                PyErr_Clear();  /* the Python method reads it again and raises its error */
             }
-            if (context != Py_None) {
+            else if (context != Py_None) {
                 PyObject *call[2] = {context, data};
+                /* held for the call: update() lets other threads run, one of
+                   which may replace what this method keeps */
                 PyObject *update = ecb_update_of(self, Py_TYPE(context));
-                PyObject *result = update != NULL
-                                       ? PyObject_Vectorcall(update, call, 2, NULL)
-                                       : PyObject_VectorcallMethod(str_update, call, 2, NULL);
+                PyObject *result;
+                if (update != NULL) {
+                    Py_INCREF(update);
+                    result = PyObject_Vectorcall(update, call, 2, NULL);
+                    Py_DECREF(update);
+                }
+                else {
+                    result = PyObject_VectorcallMethod(str_update, call, 2, NULL);
+                }
                 Py_DECREF(context);
                 if (result != NULL) {
                     self->calls++;
@@ -911,7 +917,7 @@ EcbMethod_vectorcall(EcbMethod *self, PyObject *const *args, size_t nargsf, PyOb
                 PyErr_Clear();  /* busy: the Python method decides */
             }
             else {
-                Py_DECREF(context);
+                Py_DECREF(context);  /* not open yet: the Python method opens it */
             }
         }
     }

@@ -306,6 +306,10 @@ def gcm_new(
     )
 
 
+# The compiled methods' type (ecb_method), which code that wraps an object's
+# methods (shadow mode's followers) takes for methods, as it takes functions.
+METHOD_TYPES: tuple[type, ...] = (_speedups.EcbMethod,) if _speedups is not None else ()
+
 # Placeholders in the values of an added AES.new shape (add_shape): what each
 # call puts there. Plain objects without the compiled path, where nothing reads them.
 if _speedups is not None:
