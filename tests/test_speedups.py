@@ -321,6 +321,110 @@ def test_gcm_objects_have_one_layout_whichever_path_made_them(flavour):
 
 @needs_compiled
 @with_flavours
+def test_ccm_objects_have_one_layout_whichever_path_made_them(flavour):
+    """The compiled AES.new, the builder's flat path and its general path lay CCM out alike."""
+    ensure_agent()
+    aes = import_from(flavour, "Cipher.AES")
+    require_acceleration("aes-ccm")
+    from accel_agent.targets.pycryptodome._aes_ccm import FRESH_FIELDS, CcmCipher
+
+    key, nonce = bytes(16), bytes(11)
+    aes.new.fallback(key, aes.MODE_CCM, nonce=nonce)  # loads CCM's code: the front serves it
+    compiled = aes.new(key, aes.MODE_CCM, nonce=nonce)
+    again = aes.new(key, aes.MODE_CCM, nonce=nonce)
+    flat = aes.new.fallback(key, aes.MODE_CCM, nonce=nonce)
+    general = aes.new(key, aes.MODE_CCM, nonce=nonce, mac_len=16)
+    for cipher in (compiled, flat, general):
+        assert type(cipher) is CcmCipher
+        assert tuple(vars(cipher)) == FRESH_FIELDS
+        assert cipher.nonce is nonce and cipher._mac_len == 16
+        assert cipher._msg_len is cipher._assoc_len is None
+    assert compiled._native_kwargs == flat._native_kwargs == {"nonce": nonce}
+    assert general._native_kwargs == {"nonce": nonce, "mac_len": 16}
+    assert compiled._native_kwargs is not again._native_kwargs  # new()'s own, per call
+    assert compiled._backing is flat._backing and compiled._provider is flat._provider
+    sealed = compiled.update(b"aad").encrypt_and_digest(b"data")
+    assert sealed == flat.update(b"aad").encrypt_and_digest(b"data")
+    assert general.update(b"aad").encrypt_and_digest(b"data") == sealed
+
+
+class _BusyContext:
+    """An ECB context another thread is inside (pyo3's refusal), or that fails otherwise."""
+
+    def __init__(self, message: str) -> None:
+        self.message = message
+        self.calls = 0
+
+    def update(self, data):
+        self.calls += 1
+        raise RuntimeError(self.message)
+
+
+@needs_compiled
+@with_flavours
+def test_ecb_methods_serve_bytes_in_c_and_leave_the_rest_to_python(flavour):
+    ensure_agent()
+    aes = import_from(flavour, "Cipher.AES")
+    require_acceleration("aes-ecb")
+    from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
+
+    key, block = os.urandom(16), os.urandom(32)
+    expected = Cipher(algorithms.AES(key), modes.ECB()).encryptor().update(block)
+    cipher = aes.new(key, aes.MODE_ECB)
+    kind = type(cipher)
+    assert type(kind.__dict__["encrypt"]).__name__ == "EcbMethod"
+    assert kind.encrypt.__name__ == "encrypt" and cipher.encrypt.__self__ is cipher
+    before = registry.calls()["aes-ecb"]
+    assert cipher.encrypt(block) == expected  # opens the context (Python)
+    assert cipher.encrypt(block) == expected  # served in C
+    bound = cipher.encrypt  # a bound method, as a function's
+    assert bound(block) == expected
+    assert kind.encrypt(cipher, block) == expected
+    assert cipher.decrypt(expected) == block and cipher.decrypt(expected) == block
+    out = bytearray(32)
+    assert cipher.encrypt(block, output=out) is None and out == expected
+    assert cipher.encrypt(bytearray(block)) == expected
+    assert registry.calls()["aes-ecb"] - before == 8
+    with pytest.raises(ValueError, match="aligned to block boundary"):
+        cipher.encrypt(block[:15])  # not whole blocks: the twin (native) raises
+    # another thread inside the shared context: a context of the call's own serves it
+    busy = cipher._encryptor = _BusyContext("Already borrowed")
+    assert cipher.encrypt(block) == expected and busy.calls == 2  # C's try, then Python's
+    cipher._encryptor = _BusyContext("something else")
+    with pytest.raises(RuntimeError, match="something else"):
+        cipher.encrypt(block)
+
+
+@needs_compiled
+@with_flavours
+def test_ecb_methods_follow_the_class_native_from(flavour):
+    """Calibration's size from which native serves ECB, changed on the class, is read anew."""
+    ensure_agent()
+    aes = import_from(flavour, "Cipher.AES")
+    require_acceleration("aes-ecb")
+    key, block = os.urandom(16), os.urandom(16)
+    cipher = aes.new(key, aes.MODE_ECB)
+    expected = cipher.encrypt(block)
+    kind = type(cipher)
+    saved = kind.__dict__.get("_native_from")
+    try:
+        before = registry.calls()["aes-ecb"]
+        assert cipher.encrypt(block) == expected
+        assert registry.calls()["aes-ecb"] - before == 1
+        kind._native_from = 16  # from one block on, native serves
+        assert cipher.encrypt(block) == expected
+        assert registry.calls()["aes-ecb"] - before == 1
+    finally:
+        if saved is None:
+            del kind._native_from
+        else:
+            kind._native_from = saved
+    assert cipher.encrypt(block) == expected
+    assert registry.calls()["aes-ecb"] - before == 2
+
+
+@needs_compiled
+@with_flavours
 def test_the_fronts_carry_the_native_functions_names(flavour):
     ensure_agent()
     from accel_agent import hooks, patching

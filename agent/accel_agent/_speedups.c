@@ -17,8 +17,11 @@
  *   HashNew      a hash module's new(data): the common shape (one bytes
  *                argument, provider resolved) in C, anything else to the
  *                Python new it was given
- *   GcmNew       AES.new(key, AES.MODE_GCM, nonce=nonce) with bytes, in C;
+ *   GcmNew       AES.new(key, AES.MODE_GCM, nonce=nonce) with bytes, in C
+ *                (and the same shape of one more mode, add_shape(): CCM);
  *                anything else to the Python new it was given
+ *   EcbMethod    an ECB object's encrypt/decrypt of bytes: its context's
+ *                update() called from C, anything else to the Python method
  *   seal_split   an AEAD encrypt() whose ct || tag is returned as (ct, tag)
  *                without copying the ciphertext
  *   open_joined  an AEAD decrypt() of ct and tag joined in one allocation
@@ -384,6 +387,24 @@ static PyTypeObject HashNew_Type = {
 
 #define GCM_MAX_KEY_SIZES 4  /* AES has three */
 
+/* Placeholders in an AeadShape's values: what each call puts there. */
+static PyObject *placeholder_provider;  /* the slot's provider */
+static PyObject *placeholder_key;       /* the key given */
+static PyObject *placeholder_nonce;     /* the nonce given */
+static PyObject *placeholder_keywords;  /* new()'s keywords: a new {"nonce": nonce} */
+
+/* A fresh object of one mode, as its Python fast path lays it out: the
+   class, the attribute names in the order that path stores them, and the
+   values (placeholders for the per-call ones). */
+typedef struct {
+    long mode;
+    PyObject *cls;
+    PyObject *slot;    /* its provider is read per call */
+    PyObject *fields;  /* tuple of names */
+    PyObject *values;  /* tuple, as long as fields */
+    Py_ssize_t nonce_min, nonce_max;
+} AeadShape;
+
 typedef struct {
     PyObject_HEAD
     CALLABLE_WITH_DICT_FIELDS;
@@ -398,6 +419,10 @@ typedef struct {
     Py_ssize_t key_sizes[GCM_MAX_KEY_SIZES];
     Py_ssize_t n_key_sizes;
     Py_ssize_t nonce_min, nonce_max;
+    /* One more mode of the same call shape, new(key, mode, nonce=nonce), added
+       by add_shape() once that mode's code is loaded (CCM); NULL until then,
+       and never changed after. */
+    AeadShape *extra;
 } GcmNew;
 
 /* The values for the names in fields, in its order: backing, provider, key, nonce, one_shot. */
@@ -432,55 +457,185 @@ is_nonce_keyword(PyObject *name)
            || (PyUnicode_CheckExact(name) && PyUnicode_Compare(name, str_nonce) == 0);
 }
 
+/* The slot's provider when it is one (new reference), NULL with no error
+   when the slot is native or undecided, NULL with an error on failure. */
+static PyObject *
+resolved_provider(GcmNew *self, PyObject *slot)
+{
+    PyObject *provider = PyObject_GetAttr(slot, str_slot_provider);
+    if (provider != NULL && (provider == Py_None || provider == self->unresolved)) {
+        Py_DECREF(provider);
+        return NULL;
+    }
+    return provider;
+}
+
+/* A fresh object of an added shape: its values, the placeholders filled. */
+static PyObject *
+shape_object(AeadShape *shape, PyObject *provider, PyObject *key, PyObject *nonce,
+             PyObject *keyword)
+{
+    PyTypeObject *cls = (PyTypeObject *)shape->cls;
+    PyObject *cipher = cls->tp_new(cls, empty_tuple, NULL);
+    if (cipher == NULL) {
+        return NULL;
+    }
+    Py_ssize_t count = PyTuple_GET_SIZE(shape->fields);
+    for (Py_ssize_t i = 0; i < count; i++) {
+        PyObject *value = PyTuple_GET_ITEM(shape->values, i);
+        PyObject *made = NULL;
+        if (value == placeholder_provider) {
+            value = provider;
+        }
+        else if (value == placeholder_key) {
+            value = key;
+        }
+        else if (value == placeholder_nonce) {
+            value = nonce;
+        }
+        else if (value == placeholder_keywords) {
+            /* new()'s own keywords, as the Python path keeps its **kwargs */
+            made = value = PyDict_New();
+            if (made == NULL || PyDict_SetItem(made, keyword, nonce) < 0) {
+                Py_XDECREF(made);
+                Py_DECREF(cipher);
+                return NULL;
+            }
+        }
+        int failed = PyObject_SetAttr(cipher, PyTuple_GET_ITEM(shape->fields, i), value);
+        Py_XDECREF(made);
+        if (failed) {
+            Py_DECREF(cipher);
+            return NULL;
+        }
+    }
+    return cipher;
+}
+
+static PyObject *
+gcm_object(GcmNew *self, PyObject *provider, PyObject *key, PyObject *nonce)
+{
+    PyObject *result = NULL;
+    PyTypeObject *cls = (PyTypeObject *)self->cls;
+    PyObject *cipher = cls->tp_new(cls, empty_tuple, NULL);
+    PyObject *one_shot = PyList_New(1);
+    if (cipher != NULL && one_shot != NULL) {
+        Py_INCREF(long_tag_size);
+        PyList_SET_ITEM(one_shot, 0, long_tag_size);
+        /* The layout _aes_gcm.FRESH_FIELDS declares, in its order: an object
+           made here is laid out as GcmCipher.__init__ lays it out. */
+        PyObject *values[GCM_FRESH_FIELDS] = {self->backing, provider, key, nonce, one_shot};
+        Py_ssize_t i = 0;
+        while (i < GCM_FRESH_FIELDS
+               && PyObject_SetAttr(cipher, PyTuple_GET_ITEM(self->fields, i), values[i]) == 0) {
+            i++;
+        }
+        if (i == GCM_FRESH_FIELDS) {
+            result = cipher;
+            cipher = NULL;
+        }
+    }
+    Py_XDECREF(one_shot);
+    Py_XDECREF(cipher);
+    return result;
+}
+
 static PyObject *
 GcmNew_vectorcall(GcmNew *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
 {
     Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
     if (nargs == 2 && kwnames != NULL && PyTuple_GET_SIZE(kwnames) == 1) {
         PyObject *key = args[0], *mode = args[1], *nonce = args[2];
-        if (PyBytes_CheckExact(key) && PyBytes_CheckExact(nonce) && is_mode(mode, self->mode)
-            && is_nonce_keyword(PyTuple_GET_ITEM(kwnames, 0))) {
+        PyObject *keyword = PyTuple_GET_ITEM(kwnames, 0);
+        if (PyBytes_CheckExact(key) && PyBytes_CheckExact(nonce) && is_nonce_keyword(keyword)
+            && is_key_size(self, PyBytes_GET_SIZE(key))) {
             Py_ssize_t nonce_size = PyBytes_GET_SIZE(nonce);
-            if (is_key_size(self, PyBytes_GET_SIZE(key))
-                && nonce_size >= self->nonce_min && nonce_size <= self->nonce_max) {
-                PyObject *provider = PyObject_GetAttr(self->slot, str_slot_provider);
-                if (provider == NULL) {
+            AeadShape *extra = self->extra;
+            if (is_mode(mode, self->mode)) {
+                if (nonce_size >= self->nonce_min && nonce_size <= self->nonce_max) {
+                    PyObject *provider = resolved_provider(self, self->slot);
+                    if (provider != NULL) {
+                        PyObject *cipher = gcm_object(self, provider, key, nonce);
+                        Py_DECREF(provider);
+                        return cipher;
+                    }
+                    if (PyErr_Occurred()) {
+                        return NULL;
+                    }
+                }
+            }
+            else if (extra != NULL && is_mode(mode, extra->mode)
+                     && nonce_size >= extra->nonce_min && nonce_size <= extra->nonce_max) {
+                PyObject *provider = resolved_provider(self, extra->slot);
+                if (provider != NULL) {
+                    PyObject *cipher = shape_object(extra, provider, key, nonce, keyword);
+                    Py_DECREF(provider);
+                    return cipher;
+                }
+                if (PyErr_Occurred()) {
                     return NULL;
                 }
-                if (provider != Py_None && provider != self->unresolved) {
-                    PyObject *result = NULL;
-                    PyTypeObject *cls = (PyTypeObject *)self->cls;
-                    PyObject *cipher = cls->tp_new(cls, empty_tuple, NULL);
-                    PyObject *one_shot = PyList_New(1);
-                    if (cipher != NULL && one_shot != NULL) {
-                        Py_INCREF(long_tag_size);
-                        PyList_SET_ITEM(one_shot, 0, long_tag_size);
-                        /* The layout _aes_gcm.FRESH_FIELDS declares, in its order: an object
-                           made here is laid out as GcmCipher.__init__ lays it out. */
-                        PyObject *values[GCM_FRESH_FIELDS] = {self->backing, provider, key,
-                                                              nonce, one_shot};
-                        Py_ssize_t i = 0;
-                        while (i < GCM_FRESH_FIELDS
-                               && PyObject_SetAttr(cipher, PyTuple_GET_ITEM(self->fields, i),
-                                                   values[i]) == 0) {
-                            i++;
-                        }
-                        if (i == GCM_FRESH_FIELDS) {
-                            result = cipher;
-                            cipher = NULL;
-                        }
-                    }
-                    Py_XDECREF(one_shot);
-                    Py_XDECREF(cipher);
-                    Py_DECREF(provider);
-                    return result;
-                }
-                Py_DECREF(provider);
             }
         }
     }
     return call_fallback(self->fallback, args, nargsf, kwnames);
 }
+
+/* add_shape(mode, cls, fields, values, slot, nonce_min, nonce_max): serve
+   new(key, mode, nonce=nonce) too, with bytes key and nonce of those sizes,
+   while slot.provider is a provider: a cls whose attributes fields are set,
+   in that order, to values (PROVIDER, KEY, NONCE and KEYWORDS filled per
+   call). Once: a second call changes nothing. */
+static PyObject *
+GcmNew_add_shape(GcmNew *self, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"mode", "cls", "fields", "values", "slot", "nonce_min",
+                             "nonce_max", NULL};
+    long mode;
+    PyObject *cls, *fields, *values, *slot;
+    Py_ssize_t nonce_min, nonce_max;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "lO!O!O!Onn:add_shape", kwlist, &mode,
+                                     &PyType_Type, &cls, &PyTuple_Type, &fields, &PyTuple_Type,
+                                     &values, &slot, &nonce_min, &nonce_max)) {
+        return NULL;
+    }
+    int fields_ok = PyTuple_GET_SIZE(fields) == PyTuple_GET_SIZE(values);
+    for (Py_ssize_t i = 0; fields_ok && i < PyTuple_GET_SIZE(fields); i++) {
+        fields_ok = PyUnicode_CheckExact(PyTuple_GET_ITEM(fields, i));
+    }
+    if (!fields_ok || mode == self->mode || nonce_min < 1 || nonce_max < nonce_min
+        || ((PyTypeObject *)cls)->tp_new == NULL) {
+        PyErr_SetString(PyExc_ValueError,
+                        "add_shape: another mode, names and values alike, 1 <= nonce_min <= nonce_max");
+        return NULL;
+    }
+    if (self->extra != NULL) {
+        Py_RETURN_NONE;
+    }
+    AeadShape *shape = PyMem_Malloc(sizeof(AeadShape));
+    if (shape == NULL) {
+        return PyErr_NoMemory();
+    }
+    shape->mode = mode;
+    Py_INCREF(cls);
+    shape->cls = cls;
+    Py_INCREF(slot);
+    shape->slot = slot;
+    Py_INCREF(fields);
+    shape->fields = fields;
+    Py_INCREF(values);
+    shape->values = values;
+    shape->nonce_min = nonce_min;
+    shape->nonce_max = nonce_max;
+    self->extra = shape;
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef GcmNew_methods[] = {
+    {"add_shape", (PyCFunction)(void (*)(void))GcmNew_add_shape, METH_VARARGS | METH_KEYWORDS,
+     "add_shape(mode, cls, fields, values, slot, nonce_min, nonce_max): serve that mode too"},
+    {NULL, NULL, 0, NULL},
+};
 
 static PyObject *
 GcmNew_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
@@ -561,6 +716,12 @@ GcmNew_traverse(GcmNew *self, visitproc visit, void *arg)
     Py_VISIT(self->slot);
     Py_VISIT(self->unresolved);
     Py_VISIT(self->fields);
+    if (self->extra != NULL) {
+        Py_VISIT(self->extra->cls);
+        Py_VISIT(self->extra->slot);
+        Py_VISIT(self->extra->fields);
+        Py_VISIT(self->extra->values);
+    }
     return 0;
 }
 
@@ -574,6 +735,15 @@ GcmNew_clear(GcmNew *self)
     Py_CLEAR(self->slot);
     Py_CLEAR(self->unresolved);
     Py_CLEAR(self->fields);
+    if (self->extra != NULL) {
+        AeadShape *shape = self->extra;
+        self->extra = NULL;
+        Py_CLEAR(shape->cls);
+        Py_CLEAR(shape->slot);
+        Py_CLEAR(shape->fields);
+        Py_CLEAR(shape->values);
+        PyMem_Free(shape);
+    }
     return 0;
 }
 
@@ -604,9 +774,253 @@ static PyTypeObject GcmNew_Type = {
     .tp_traverse = (traverseproc)GcmNew_traverse,
     .tp_clear = (inquiry)GcmNew_clear,
     .tp_members = GcmNew_members,
+    .tp_methods = GcmNew_methods,
     .tp_getset = callable_getset,
     .tp_dictoffset = offsetof(GcmNew, dict),
     .tp_new = GcmNew_new,
+};
+
+/* ------------------------------------------------------------------ EcbMethod */
+
+/* An ECB object's encrypt or decrypt (targets/pycryptodome/_block_modes.py,
+   EcbCipher), as a method of its class. The call of bytes without output=,
+   whole blocks, shorter than the class's _native_from, on an object whose
+   context (_encryptor or _decryptor) is open, is the context's update(), made
+   here; every other call goes to the Python method it was given, which also
+   opens the context. A RuntimeError from update() (another thread inside the
+   shared context: pyo3's "Already borrowed") is left to the Python method
+   too, which makes the call again and, if the context is still busy, serves
+   it on a context of its own, as it serves every such call: a shared object
+   never raises what native never raises. */
+typedef struct {
+    PyObject_HEAD
+    CALLABLE_WITH_DICT_FIELDS;
+    PyObject *context_name;  /* the object's attribute holding the context */
+    /* Two lookups kept while the type they were made on is unchanged (its
+       version tag, which CPython renews when a type or a base changes): the
+       update method descriptor of the contexts' type, whose objects have no
+       __dict__ (context.update is that descriptor), and the _native_from of
+       the objects' class (calibration sets it on the class; objects have
+       none of their own). */
+    PyTypeObject *context_type;
+    unsigned int context_tag;
+    PyObject *update;
+    PyTypeObject *owner_type;
+    unsigned int owner_tag;
+    Py_ssize_t native_from;
+    Py_ssize_t block_size;
+    Py_ssize_t calls;  /* calls served here (registry.Slot.counters adds them) */
+} EcbMethod;
+
+static PyObject *str_native_from;  /* "_native_from" */
+
+/* Whether a lookup made on type when its version tag was tag still holds. */
+static int
+type_unchanged(PyTypeObject *type, unsigned int tag)
+{
+#ifdef Py_TPFLAGS_VALID_VERSION_TAG
+    if (!PyType_HasFeature(type, Py_TPFLAGS_VALID_VERSION_TAG)) {
+        return 0;
+    }
+#endif
+    return tag != 0 && type->tp_version_tag == tag;
+}
+
+/* The update descriptor of the contexts' type (borrowed), or NULL, no error:
+   then the caller looks update up on the context. */
+static PyObject *
+ecb_update_of(EcbMethod *self, PyTypeObject *type)
+{
+    if (type == self->context_type && type_unchanged(type, self->context_tag)) {
+        return self->update;
+    }
+    if (type->tp_dictoffset != 0) {
+        return NULL;
+    }
+    PyObject *update = PyObject_GetAttr((PyObject *)type, str_update);  /* tags the type */
+    if (update == NULL || !PyObject_TypeCheck(update, &PyMethodDescr_Type)) {
+        PyErr_Clear();
+        Py_XDECREF(update);
+        return NULL;
+    }
+    Py_INCREF(type);
+    Py_XSETREF(self->context_type, type);
+    self->context_tag = type->tp_version_tag;
+    Py_XSETREF(self->update, update);
+    return update;
+}
+
+/* The class's _native_from: 1 and *from set, 0 when it is not a size the
+   fast path compares (the Python method then decides). */
+static int
+ecb_native_from(EcbMethod *self, PyTypeObject *type, Py_ssize_t *from)
+{
+    if (type == self->owner_type && type_unchanged(type, self->owner_tag)) {
+        *from = self->native_from;
+        return 1;
+    }
+    PyObject *limit = PyObject_GetAttr((PyObject *)type, str_native_from);  /* tags the type */
+    Py_ssize_t value = -1;
+    if (limit != NULL) {
+        value = PyLong_CheckExact(limit) ? PyLong_AsSsize_t(limit) : -1;
+        Py_DECREF(limit);
+    }
+    if (value < 0) {
+        /* none, not a size, or past Py_ssize_t: the Python method reads and
+           compares it (and raises its own error for an object without one) */
+        PyErr_Clear();
+        return 0;
+    }
+    Py_INCREF(type);
+    Py_XSETREF(self->owner_type, type);
+    self->owner_tag = type->tp_version_tag;
+    self->native_from = value;
+    *from = value;
+    return 1;
+}
+
+static PyObject *
+EcbMethod_vectorcall(EcbMethod *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+{
+    Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+    if (nargs == 2 && kwnames == NULL && PyBytes_CheckExact(args[1])
+        && PyBytes_GET_SIZE(args[1]) % self->block_size == 0) {
+        PyObject *obj = args[0], *data = args[1];
+        Py_ssize_t from;
+        if (ecb_native_from(self, Py_TYPE(obj), &from) && PyBytes_GET_SIZE(data) < from) {
+            PyObject *context = PyObject_GetAttr(obj, self->context_name);
+            if (context == NULL) {
+                PyErr_Clear();  /* the Python method reads it again and raises its error */
+            }
+            else if (context != Py_None) {
+                PyObject *call[2] = {context, data};
+                /* held for the call: update() lets other threads run, one of
+                   which may replace what this method keeps */
+                PyObject *update = ecb_update_of(self, Py_TYPE(context));
+                PyObject *result;
+                if (update != NULL) {
+                    Py_INCREF(update);
+                    result = PyObject_Vectorcall(update, call, 2, NULL);
+                    Py_DECREF(update);
+                }
+                else {
+                    result = PyObject_VectorcallMethod(str_update, call, 2, NULL);
+                }
+                Py_DECREF(context);
+                if (result != NULL) {
+                    self->calls++;
+                    return result;
+                }
+                if (!PyErr_ExceptionMatches(PyExc_RuntimeError)) {
+                    return NULL;
+                }
+                PyErr_Clear();  /* busy: the Python method decides */
+            }
+            else {
+                Py_DECREF(context);  /* not open yet: the Python method opens it */
+            }
+        }
+    }
+    return call_fallback(self->fallback, args, nargsf, kwnames);
+}
+
+/* Bound to an object, as a function is: obj.encrypt is a method. (Calls of
+   obj.encrypt(...) skip this: Py_TPFLAGS_METHOD_DESCRIPTOR.) */
+static PyObject *
+EcbMethod_descr_get(PyObject *self, PyObject *obj, PyObject *type)
+{
+    if (obj == NULL || obj == Py_None) {
+        Py_INCREF(self);
+        return self;
+    }
+    return PyMethod_New(self, obj);
+}
+
+static PyObject *
+EcbMethod_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
+{
+    PyObject *fallback, *context_name;
+    Py_ssize_t block_size;
+    static char *kwlist[] = {"fallback", "context_name", "block_size", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OUn:EcbMethod", kwlist, &fallback,
+                                     &context_name, &block_size)) {
+        return NULL;
+    }
+    if (!PyCallable_Check(fallback) || block_size < 1) {
+        PyErr_SetString(PyExc_TypeError, "EcbMethod: a callable fallback and a block size");
+        return NULL;
+    }
+    EcbMethod *self = (EcbMethod *)type->tp_alloc(type, 0);
+    if (self == NULL) {
+        return NULL;
+    }
+    Py_INCREF(fallback);
+    self->fallback = fallback;
+    Py_INCREF(context_name);
+    PyUnicode_InternInPlace(&context_name);
+    self->context_name = context_name;
+    self->block_size = block_size;
+    self->vectorcall = (vectorcallfunc)EcbMethod_vectorcall;
+    return (PyObject *)self;
+}
+
+static int
+EcbMethod_traverse(EcbMethod *self, visitproc visit, void *arg)
+{
+    Py_VISIT(self->fallback);
+    Py_VISIT(self->dict);
+    Py_VISIT(self->context_type);
+    Py_VISIT(self->update);
+    Py_VISIT(self->owner_type);
+    return 0;
+}
+
+static int
+EcbMethod_clear(EcbMethod *self)
+{
+    Py_CLEAR(self->fallback);
+    Py_CLEAR(self->dict);
+    Py_CLEAR(self->context_type);
+    Py_CLEAR(self->update);
+    Py_CLEAR(self->owner_type);
+    return 0;
+}
+
+static void
+EcbMethod_dealloc(EcbMethod *self)
+{
+    PyObject_GC_UnTrack(self);
+    EcbMethod_clear(self);
+    Py_CLEAR(self->context_name);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyMemberDef EcbMethod_members[] = {
+    {"fallback", T_OBJECT, offsetof(EcbMethod, fallback), READONLY, "the Python method"},
+    {"calls", T_PYSSIZET, offsetof(EcbMethod, calls), 0, "calls served here"},
+    {NULL, 0, 0, 0, NULL},
+};
+
+static PyTypeObject EcbMethod_Type = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "accel_agent._speedups.EcbMethod",
+    .tp_basicsize = sizeof(EcbMethod),
+    .tp_dealloc = (destructor)EcbMethod_dealloc,
+    .tp_vectorcall_offset = offsetof(EcbMethod, vectorcall),
+    .tp_call = PyVectorcall_Call,
+    .tp_getattro = PyObject_GenericGetAttr,
+    .tp_setattro = PyObject_GenericSetAttr,
+    .tp_descr_get = EcbMethod_descr_get,
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL
+                | Py_TPFLAGS_METHOD_DESCRIPTOR,
+    .tp_doc = "EcbMethod(fallback, context_name, block_size): an ECB object's encrypt or "
+              "decrypt of bytes in C.",
+    .tp_traverse = (traverseproc)EcbMethod_traverse,
+    .tp_clear = (inquiry)EcbMethod_clear,
+    .tp_members = EcbMethod_members,
+    .tp_getset = callable_getset,
+    .tp_dictoffset = offsetof(EcbMethod, dict),
+    .tp_new = EcbMethod_new,
 };
 
 /* ------------------------------------------------------------------ AEAD helpers */
@@ -1444,6 +1858,7 @@ intern_all(void)
         {&str_digest, "digest"},     {&str_hexdigest, "hexdigest"}, 
         {&str_slot_provider, "provider"}, {&str_nonce, "nonce"},
         {&str_update, "update"},     {&str_update_into, "update_into"},
+        {&str_native_from, "_native_from"},
     };
     for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
         *names[i].target = PyUnicode_InternFromString(names[i].text);
@@ -1453,7 +1868,13 @@ intern_all(void)
     }
     empty_tuple = PyTuple_New(0);
     long_tag_size = PyLong_FromLong(AEAD_TAG_SIZE);
-    return (empty_tuple && long_tag_size) ? 0 : -1;
+    /* AeadShape's placeholders: unique objects, compared by identity */
+    placeholder_provider = PyUnicode_FromString("<provider>");
+    placeholder_key = PyUnicode_FromString("<key>");
+    placeholder_nonce = PyUnicode_FromString("<nonce>");
+    placeholder_keywords = PyUnicode_FromString("<keywords>");
+    return (empty_tuple && long_tag_size && placeholder_provider && placeholder_key
+            && placeholder_nonce && placeholder_keywords) ? 0 : -1;
 }
 
 PyMODINIT_FUNC
@@ -1462,7 +1883,8 @@ PyInit__speedups(void)
     if (intern_all() < 0) {
         return NULL;
     }
-    PyTypeObject *types[] = {&HashCore_Type, &HashNew_Type, &GcmNew_Type, &CounterStream_Type};
+    PyTypeObject *types[] = {&HashCore_Type, &HashNew_Type, &GcmNew_Type, &CounterStream_Type,
+                             &EcbMethod_Type};
     for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
         if (PyType_Ready(types[i]) < 0) {
             return NULL;
@@ -1479,7 +1901,18 @@ PyInit__speedups(void)
         Py_DECREF(module);
         return NULL;
     }
-    const char *type_names[] = {"HashCore", "HashNew", "GcmNew", "CounterStream"};
+    const char *placeholder_names[] = {"PROVIDER", "KEY", "NONCE", "KEYWORDS"};
+    PyObject *placeholders[] = {placeholder_provider, placeholder_key, placeholder_nonce,
+                                placeholder_keywords};
+    for (size_t i = 0; i < 4; i++) {
+        Py_INCREF(placeholders[i]);
+        if (PyModule_AddObject(module, placeholder_names[i], placeholders[i]) < 0) {
+            Py_DECREF(placeholders[i]);
+            Py_DECREF(module);
+            return NULL;
+        }
+    }
+    const char *type_names[] = {"HashCore", "HashNew", "GcmNew", "CounterStream", "EcbMethod"};
     for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
         Py_INCREF(types[i]);
         if (PyModule_AddObject(module, type_names[i], (PyObject *)types[i]) < 0) {

@@ -741,15 +741,15 @@ def _follow(
 
 
 def _public_methods(cls: type) -> dict[str, Any]:
+    from accel_agent import speedups  # its compiled methods (ECB's encrypt) are methods too
+
+    kinds = (types.FunctionType, types.MethodDescriptorType, types.WrapperDescriptorType)
     methods = {}
     for name in dir(cls):
         if name.startswith("_"):
             continue
         static = inspect.getattr_static(cls, name, None)
-        if isinstance(
-            static,
-            (types.FunctionType, types.MethodDescriptorType, types.WrapperDescriptorType),
-        ):
+        if isinstance(static, kinds + speedups.METHOD_TYPES):
             methods[name] = getattr(cls, name)
     return methods
 

@@ -306,6 +306,64 @@ def gcm_new(
     )
 
 
+# The compiled methods' type (ecb_method), which code that wraps an object's
+# methods (shadow mode's followers) takes for methods, as it takes functions.
+METHOD_TYPES: tuple[type, ...] = (_speedups.EcbMethod,) if _speedups is not None else ()
+
+# Placeholders in the values of an added AES.new shape (add_shape): what each
+# call puts there. Plain objects without the compiled path, where nothing reads them.
+if _speedups is not None:
+    PROVIDER, KEY, NONCE, KEYWORDS = (
+        _speedups.PROVIDER, _speedups.KEY, _speedups.NONCE, _speedups.KEYWORDS
+    )
+else:
+    PROVIDER, KEY, NONCE, KEYWORDS = object(), object(), object(), object()
+
+
+def add_shape(
+    front: Any,
+    mode: int,
+    cls: type,
+    fields: tuple[str, ...],
+    values: tuple,
+    slot: Any,
+    nonce_sizes: range,
+) -> None:
+    """Have a compiled ``AES.new`` (``gcm_new``) serve ``new(key, mode, nonce=nonce)`` too.
+
+    For bytes key and nonce of those sizes, while ``slot.provider`` is a
+    provider, it makes a ``cls`` and sets ``fields``, in that order, to
+    ``values``, where ``PROVIDER``, ``KEY`` and ``NONCE`` stand for the
+    call's and ``KEYWORDS`` for a new ``{"nonce": nonce}`` (``new``'s own
+    keywords). It must make exactly what the mode's Python path makes for
+    that call. The first shape added stays; without the compiled path (the
+    front is then the Python ``new``) nothing changes.
+    """
+    if _speedups is not None and type(front) is _speedups.GcmNew:
+        front.add_shape(
+            mode, cls, fields, values, slot,
+            nonce_min=min(nonce_sizes), nonce_max=max(nonce_sizes),
+        )  # fmt: skip
+
+
+def ecb_method(function: Callable, context_name: str, block_size: int, slot: Any) -> Any:
+    """An ECB class's ``encrypt`` or ``decrypt``: ``function``, or a compiled front for bytes.
+
+    The compiled one (``_speedups.EcbMethod``) calls the context in the
+    object's ``context_name`` attribute for bytes of whole blocks without
+    ``output=``, shorter than the object's ``_native_from``, once that
+    context is open, and counts those calls for ``slot`` (every object of
+    the class is served through that slot); it hands every other call,
+    and a context another thread is inside, to ``function``.
+    """
+    if _speedups is None:
+        return function
+    method = _speedups.EcbMethod(function, context_name, block_size)
+    functools.update_wrapper(method, function)
+    slot.counters.append(method)
+    return method
+
+
 def seal_one_shot_limit(copying_limit: int) -> int:
     """Up to what size a whole AEAD encryption should go to the one-shot call.
 

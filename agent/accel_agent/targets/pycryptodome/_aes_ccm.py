@@ -310,6 +310,25 @@ class CcmCipher(AeadBase):
         return self._tag
 
 
+# The layout of a fresh CcmCipher from AES.new(key, AES.MODE_CCM, nonce=nonce):
+# the attributes the builder's flat path sets, in its order (the general
+# path's too). The compiled AES.new is given them with fresh_values()
+# (speedups.add_shape) and makes the same stores; tests/test_speedups.py
+# holds the three paths to it.
+FRESH_FIELDS = (
+    "_backing", "_provider", "_key", "nonce", "_mac_len", "_native_kwargs", "_msg_len",
+    "_assoc_len",
+)  # fmt: skip
+
+
+def fresh_values(backing: Any) -> tuple:
+    """FRESH_FIELDS' values as the flat path stores them (the per-call ones as placeholders)."""
+    return (
+        backing, speedups.PROVIDER, speedups.KEY, speedups.NONCE, BLOCK_SIZE, speedups.KEYWORDS,
+        None, None,
+    )  # fmt: skip
+
+
 # The keywords the builder understands; ``use_aesni`` picks pycryptodome's
 # own AES implementation and changes no result.
 _KEYWORDS = frozenset(("nonce", "mac_len", "msg_len", "assoc_len", "use_aesni"))

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import sys
 
+from accel_agent import catalog, registry
 from accel_agent.providers.block_ciphers import BlockCipher
 from accel_agent.providers.contexts import is_busy, when_free
 from accel_agent.speedups import (
@@ -25,6 +26,7 @@ from accel_agent.speedups import (
     STREAM_UPDATE_FROM,
     CounterStream,
     cfb_segments_decrypt,
+    ecb_method,
     stream_update,
 )
 from accel_agent.targets.pycryptodome import _buffers, _first_use
@@ -588,8 +590,26 @@ def classes_for(cipher: BlockCipher) -> dict[int, type]:
             if getattr(generic, "_whole_blocks", False):
                 sized["_unit"] = cipher.block_size
             made[mode] = type(generic.__name__, (generic,), sized)
+        _compiled_ecb(made[MODE_ECB], cipher)
         made = _CLASSES.setdefault(cipher.name, made)
     return made
+
+
+def _compiled_ecb(cls: type, cipher: BlockCipher) -> None:
+    """``encrypt`` and ``decrypt`` of bytes in C, where the compiled path is built.
+
+    A one-block call on a kept object (AES-KDF's million rounds) is mostly
+    the method's own Python otherwise. Every object of ``cls`` is made by
+    the ECB builder, whose backing has the slot of the cipher's ECB
+    primitive: the calls served in C are counted there.
+    """
+    name = cipher.name + "-ecb"
+    if name not in catalog.BY_NAME:
+        return
+    slot = registry.slot(name)
+    for method, context_name in ((ENCRYPT, "_encryptor"), (DECRYPT, "_decryptor")):
+        function = getattr(EcbCipher, method)
+        setattr(cls, method, ecb_method(function, context_name, cipher.block_size, slot))
 
 
 def apply_calibration(cipher: BlockCipher) -> None:

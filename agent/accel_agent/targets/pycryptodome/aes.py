@@ -95,7 +95,22 @@ def patch(module: ModuleType) -> None:
         GcmCipher, FRESH_FIELDS, gcm_backing, gcm_slot, UNRESOLVED, new, original_new,
         shape=(MODE_GCM, KEY_SIZES, GCM_NONCE_SIZES),
     )  # fmt: skip
+    # CCM's shape too, once its code is loaded (its first use).
+    later.on_load = lambda: _serve_ccm_shape(installed, later.backing("aes-ccm"))
     patching.patch_attribute(module, "new", installed)
+
+
+def _serve_ccm_shape(front: Any, backing: Any) -> None:
+    """``AES.new(key, AES.MODE_CCM, nonce=nonce)`` with bytes served by the compiled front.
+
+    It makes what the CCM builder's flat path makes (``_aes_ccm.FRESH_FIELDS``).
+    """
+    from accel_agent.targets.pycryptodome import _aes_ccm
+
+    speedups.add_shape(
+        front, MODE_CCM, _aes_ccm.CcmCipher, _aes_ccm.FRESH_FIELDS,
+        _aes_ccm.fresh_values(backing), backing.slot, _aes_ccm.NONCE_SIZES,
+    )  # fmt: skip
 
 
 def _siv_key_bytes(key: Any) -> bytes | None:
@@ -187,6 +202,7 @@ class _FirstUseModes:
             _LATER_MODES[mode]: Backing(_LATER_MODES[mode], native_new) for mode in self._modes
         }
         self.backings = list(self._by_primitive.values())
+        self.on_load: Callable[[], None] | None = None  # run once the builders are loaded
         for mode in self._modes:
             builders[mode] = self._first_call(mode)
 
@@ -214,4 +230,9 @@ class _FirstUseModes:
             )
         )
         self._builders.update(loaded)
+        if self.on_load is not None:
+            self.on_load()
         return loaded
+
+    def backing(self, primitive: str) -> Backing:
+        return self._by_primitive[primitive]
