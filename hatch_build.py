@@ -12,6 +12,7 @@ wheel without trying.
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 import sysconfig
 import tempfile
@@ -25,6 +26,7 @@ CHOICE_VARIABLE = "ACCEL_AGENT_BUILD_SPEEDUPS"  # try (default), require, skip
 
 class SpeedupsBuildHook(BuildHookInterface):
     PLUGIN_NAME = "custom"
+    _build_dir: str | None = None  # the compiler's temporary folder, removed in finalize()
 
     def initialize(self, version: str, build_data: dict) -> None:
         if self.target_name != "wheel" or version == "editable":
@@ -54,7 +56,7 @@ class SpeedupsBuildHook(BuildHookInterface):
         """Compile the extension with setuptools' compiler settings; the path of the result."""
         from setuptools import Distribution, Extension
 
-        build_dir = tempfile.mkdtemp(prefix="accel-agent-speedups-")
+        build_dir = self._build_dir = tempfile.mkdtemp(prefix="accel-agent-speedups-")
         extension = Extension(MODULE, sources=[os.path.join(self.root, SOURCE)])
         distribution = Distribution({"name": "accel-agent", "ext_modules": [extension]})
         command = distribution.get_command_obj("build_ext")
@@ -63,3 +65,9 @@ class SpeedupsBuildHook(BuildHookInterface):
         command.ensure_finalized()
         command.run()
         return command.get_ext_fullpath(MODULE)
+
+    def finalize(self, version: str, build_data: dict, artifact_path: str) -> None:
+        """Remove the compiler's temporary folder once the wheel holds the extension."""
+        if self._build_dir is not None:
+            shutil.rmtree(self._build_dir, ignore_errors=True)
+            self._build_dir = None
