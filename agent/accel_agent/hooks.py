@@ -156,6 +156,19 @@ def run_waiting() -> None:
         patch.resolve()
 
 
+def run_waiting_for(module_name: str) -> None:
+    """Run now the patches of ``module_name`` still waiting for a first call.
+
+    For a module that re-exports another's names (``Hash.RIPEMD`` binds
+    ``RIPEMD160.new`` at its import): it must bind what the patch installs,
+    not a stand-in that would stay there, one frame slower, after the first call.
+    """
+    with _lock:
+        waiting = [patch for patch in _waiting if patch.module.__name__ == module_name]
+    for patch in waiting:
+        patch.resolve()
+
+
 def watched() -> list[str]:
     with _lock:
         return sorted(_hooks)

@@ -45,6 +45,35 @@ def test_the_alias_module_is_served_as_ripemd160(flavour):
     both(scenario, alias)
 
 
+ALIAS_AFTER_SOURCE = """
+import json
+from {flavour}.Hash import RIPEMD160  # its patch waits for a first call
+from {flavour}.Hash import RIPEMD  # the alias, imported before that call
+digest = RIPEMD.new(b"abc").hexdigest()
+RIPEMD160.new(b"x").digest()
+print(json.dumps([RIPEMD.new is RIPEMD160.new, digest]))
+"""
+
+
+@with_flavours
+def test_the_alias_imported_before_the_first_call_holds_the_patched_new(flavour):
+    """Imported while RIPEMD160's patch waits for its first call, the alias must not keep
+    the stand-in (one frame more per call, forever): it holds what the patch installs."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "ACCEL_"))}
+    env["ACCEL_AGENT"] = "quiet"
+    result = subprocess.run(
+        [sys.executable, "-c", ALIAS_AFTER_SOURCE.format(flavour=flavour)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    same, digest = json.loads(result.stdout.strip().splitlines()[-1])
+    assert digest == "8eb208f7e05d987a9b044a8e98c6b087f15a0bfc"
+    assert same
+
+
 @with_flavours
 @pytest.mark.skipif(NATIVE_FROM is None, reason="calibration names no size where native wins")
 def test_long_one_shot_messages_go_native(flavour):

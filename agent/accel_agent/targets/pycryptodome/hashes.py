@@ -38,7 +38,7 @@ import functools
 import importlib
 import sys
 
-from accel_agent import calibration, patching, registry, speedups
+from accel_agent import calibration, hooks, patching, registry, speedups
 from accel_agent.targets.pycryptodome import _native_shape
 from accel_agent.targets.pycryptodome._hash_common import (
     WRAPPERS,
@@ -283,9 +283,11 @@ def patch_alias(module: ModuleType, entry: HashModule) -> None:
     """A module that re-exports another's ``new`` (``Hash.RIPEMD``): the patched one.
 
     It imports the other module first, whose hook patched it then, so its
-    ``new`` is usually the agent's already. Either way the registry of
-    originals records native's ``new`` for it (what ``restore_all`` puts
-    back, and what a native run sees), and the agent's is installed.
+    ``new`` is the agent's already, or a stand-in waiting for the first
+    call: that patch runs now, so that the alias holds what it installs.
+    Either way the registry of originals records native's ``new`` for it
+    (what ``restore_all`` puts back, and what a native run sees), and the
+    agent's is installed.
     """
     prefix = module.__name__.split(".", 1)[0]
     source = sys.modules.get("%s.%s" % (prefix, entry.alias_of))
@@ -297,6 +299,7 @@ def patch_alias(module: ModuleType, entry: HashModule) -> None:
         return  # the source is not patched: nothing to follow
     if module.new is not original and module.new is not source.new:
         return  # the program replaced it: leave it be
+    hooks.run_waiting_for(source.__name__)
     if not patching.is_patched(module.__name__, "new"):
         patching.set_value(module, "new", original)  # recorded as the original just below
     patching.patch_attribute(module, "new", source.new)
