@@ -45,6 +45,17 @@ def test_the_alias_module_is_served_as_ripemd160(flavour):
     both(scenario, alias)
 
 
+def _child_under_the_agent(code: str):
+    """What a fresh interpreter under ``ACCEL_AGENT=quiet`` prints last, as JSON."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "ACCEL_"))}
+    env["ACCEL_AGENT"] = "quiet"
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120
+    )
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
 ALIAS_AFTER_SOURCE = """
 import json
 from {flavour}.Hash import RIPEMD160  # its patch waits for a first call
@@ -59,17 +70,7 @@ print(json.dumps([RIPEMD.new is RIPEMD160.new, digest]))
 def test_the_alias_imported_before_the_first_call_holds_the_patched_new(flavour):
     """Imported while RIPEMD160's patch waits for its first call, the alias must not keep
     the stand-in (one frame more per call, forever): it holds what the patch installs."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "ACCEL_"))}
-    env["ACCEL_AGENT"] = "quiet"
-    result = subprocess.run(
-        [sys.executable, "-c", ALIAS_AFTER_SOURCE.format(flavour=flavour)],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=120,
-    )
-    assert result.returncode == 0, result.stderr
-    same, digest = json.loads(result.stdout.strip().splitlines()[-1])
+    same, digest = _child_under_the_agent(ALIAS_AFTER_SOURCE.format(flavour=flavour))
     assert digest == "8eb208f7e05d987a9b044a8e98c6b087f15a0bfc"
     assert same
 
@@ -147,17 +148,7 @@ print(json.dumps({{"out": out, "choice": choice, "healthy": accel_agent.status()
 
 @with_flavours
 def test_an_openssl_without_ripemd160_leaves_it_native_by_choice_and_says_why(flavour):
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "ACCEL_"))}
-    env["ACCEL_AGENT"] = "quiet"
-    result = subprocess.run(
-        [sys.executable, "-c", NO_RIPEMD.format(flavour=flavour)],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=120,
-    )
-    assert result.returncode == 0, result.stderr
-    facts = json.loads(result.stdout.strip().splitlines()[-1])
+    facts = _child_under_the_agent(NO_RIPEMD.format(flavour=flavour))
     hmac = import_from(flavour, "Hash.HMAC")
     ripemd = import_from(flavour, "Hash.RIPEMD160")
     with th.natively():
