@@ -148,23 +148,17 @@ def register_all(table: dict[str, str], first_call: dict[str, tuple[str, ...]]) 
             _fire(module)
 
 
-def run_waiting() -> None:
-    """Run now every patch still waiting for its first call (before instrumenting them)."""
-    with _lock:
-        waiting = list(_waiting)
-    for patch in waiting:
-        patch.resolve()
+def run_waiting(module_name: str | None = None) -> None:
+    """Run now every patch still waiting for its first call (before instrumenting them),
+    or only those of ``module_name``.
 
-
-def run_waiting_for(module_name: str) -> None:
-    """Run now the patches of ``module_name`` still waiting for a first call.
-
-    For a module that re-exports another's names (``Hash.RIPEMD`` binds
-    ``RIPEMD160.new`` at its import): it must bind what the patch installs,
-    not a stand-in that would stay there, one frame slower, after the first call.
+    The latter for a module that re-exports another's names (``Hash.RIPEMD``
+    binds ``RIPEMD160.new`` at its import): it must bind what the patch
+    installs, not a stand-in that would stay there, one frame slower, after
+    the first call.
     """
     with _lock:
-        waiting = [patch for patch in _waiting if patch.module.__name__ == module_name]
+        waiting = [p for p in _waiting if module_name in (None, p.module.__name__)]
     for patch in waiting:
         patch.resolve()
 

@@ -211,19 +211,16 @@ def patch_hmac(module: ModuleType) -> None:
 _MAX_ONE_CALL = 2**31 - 1
 
 
-def _too_long(*buffers: Any) -> bool:
+def _too_long(key: Any) -> bool:
     """Whether a key is past what OpenSSL's HMAC by name takes in one call.
 
     Such calls keep the digestmod they were given: with a pycryptodome hash,
     the standard library's Python HMAC serves them, as without the agent.
     """
-    for buffer in buffers:
-        try:
-            if memoryview(buffer).nbytes > _MAX_ONE_CALL:
-                return True
-        except TypeError:
-            pass  # None, or not a buffer: hmac raises what it raises
-    return False
+    try:
+        return memoryview(key).nbytes > _MAX_ONE_CALL
+    except TypeError:
+        return False  # None, or not a buffer: hmac raises what it raises
 
 
 def _by_name(digestmod: Any) -> Any:

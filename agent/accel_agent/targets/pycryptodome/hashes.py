@@ -299,7 +299,7 @@ def patch_alias(module: ModuleType, entry: HashModule) -> None:
         return  # the source is not patched: nothing to follow
     if module.new is not original and module.new is not source.new:
         return  # the program replaced it: leave it be
-    hooks.run_waiting_for(source.__name__)
+    hooks.run_waiting(source.__name__)
     if not patching.is_patched(module.__name__, "new"):
         patching.set_value(module, "new", original)  # recorded as the original just below
     patching.patch_attribute(module, "new", source.new)
