@@ -348,6 +348,112 @@ def test_ccm_objects_have_one_layout_whichever_path_made_them(flavour):
     assert general.update(b"aad").encrypt_and_digest(b"data") == sealed
 
 
+class _Slot:
+    def __init__(self, provider):
+        self.provider = provider
+
+
+class _Made:
+    pass
+
+
+class _Counter:
+    __slots__ = ("prefix", "length")
+
+
+def _bare_front(fallback=None):
+    """A GcmNew of its own, its GCM shape never met (mode 99)."""
+    unresolved = object()
+    front = speedups._speedups.GcmNew(
+        _Made, ("a", "b", "c", "d", "e"), None, _Slot(None), unresolved,
+        fallback or (lambda *args, **kwargs: ("fallback", args, kwargs)),
+        mode=99, key_sizes=(16,), nonce_min=1, nonce_max=2,
+    )  # fmt: skip
+    return front, unresolved
+
+
+@needs_compiled
+def test_added_shapes_fill_their_values_per_nonce_size_and_call():
+    front, unresolved = _bare_front()
+    provider, key = object(), bytes(16)
+    counter = speedups.fresh(_Counter, ("prefix", "length"), (speedups.NONCE, 0))
+    speedups.add_shape(
+        front, 6, _Made, ("p", "k", "n", "kw", "counter", "size"),
+        lambda size: (speedups.PROVIDER, speedups.KEY, speedups.NONCE, speedups.KEYWORDS,
+                      counter, size),
+        _Slot(provider), range(0, 3),
+    )  # fmt: skip
+    speedups.add_shape(front, 13, _Made, ("p", "done"), (speedups.PROVIDER, False), _Slot(provider))
+    for size in range(3):
+        nonce = os.urandom(size)
+        made = front(key, 6, nonce=nonce)
+        assert tuple(vars(made)) == ("p", "k", "n", "kw", "counter", "size")
+        assert made.p is provider and made.k is key and made.n is nonce and made.size == size
+        assert made.kw == {"nonce": nonce} and made.counter.prefix is nonce
+        assert made.counter.length == 0
+    assert front(key, 6, nonce=bytes(3))[0] == "fallback"  # a size not added
+    assert front(key, 6)[0] == "fallback"  # no keyword: another shape
+    assert front(key, 6, iv=bytes(2))[0] == "fallback"
+    made = front(key, 13)
+    assert vars(made) == {"p": provider, "done": False}
+    assert front(key, 13, nonce=bytes(1))[0] == "fallback"
+    assert front(bytes(15), 13)[0] == "fallback"  # a key size the front does not take
+    # the first shape of a mode stays
+    speedups.add_shape(front, 13, _Made, ("other",), (1,), _Slot(provider))
+    assert vars(front(key, 13)) == {"p": provider, "done": False}
+    # a slot not (or no longer) resolved: the fallback
+    slot = _Slot(unresolved)
+    speedups.add_shape(front, 14, _Made, ("p",), (speedups.PROVIDER,), slot)
+    assert front(key, 14)[0] == "fallback"
+    slot.provider = None
+    assert front(key, 14)[0] == "fallback"
+    slot.provider = provider
+    assert front(key, 14).p is provider
+
+
+@needs_compiled
+@pytest.mark.parametrize(
+    ("fields", "values", "nonce_sizes"),
+    [
+        (("a", "b"), (1,), None),  # values shorter than fields
+        (("a",), (speedups.NONCE,), None),  # no nonce to put there
+        (("a",), (speedups.KEYWORDS,), None),
+        (("a", 2), (1, 2), None),  # a name that is no string
+        (("a",), (speedups.fresh(_Counter, ("prefix",), (speedups.fresh(_Counter, (), ()),)),),
+         range(1, 2)),  # a fresh object inside a fresh object
+        (("a",), (speedups.fresh(_Counter, ("prefix",), ()),), range(1, 2)),
+        (("a",), (1,), (1, 3)),  # sizes with a gap
+    ],
+)  # fmt: skip
+def test_add_shape_refuses_what_it_could_not_make(fields, values, nonce_sizes):
+    front, _ = _bare_front()
+    with pytest.raises(ValueError):
+        speedups.add_shape(front, 6, _Made, fields, values, _Slot(None), nonce_sizes)
+
+
+@needs_compiled
+def test_add_shape_refuses_the_front_own_mode_and_a_full_table():
+    front, _ = _bare_front()
+    with pytest.raises(ValueError):
+        speedups.add_shape(front, 99, _Made, (), (), _Slot(None))
+    for mode in range(8):
+        speedups.add_shape(front, mode, _Made, (), (), _Slot(None))
+    speedups.add_shape(front, 0, _Made, (), (), _Slot(None))  # already there: nothing changes
+    with pytest.raises(ValueError, match="no room"):
+        speedups.add_shape(front, 8, _Made, (), (), _Slot(None))
+
+
+def test_add_shape_changes_nothing_without_the_compiled_front():
+    def new(*args, **kwargs):
+        return "python"
+
+    def values(size):
+        raise AssertionError("not called")
+
+    speedups.add_shape(new, 6, _Made, ("a",), values, _Slot(None), range(0, 16))
+    assert new(bytes(16), 6, nonce=bytes(8)) == "python"
+
+
 class _BusyContext:
     """An ECB context another thread is inside (pyo3's refusal), or that fails otherwise."""
 
