@@ -348,6 +348,146 @@ def test_ccm_objects_have_one_layout_whichever_path_made_them(flavour):
     assert general.update(b"aad").encrypt_and_digest(b"data") == sealed
 
 
+def _python_calls(function, *args, **kwargs):
+    """``function(...)``'s result and the names of the Python functions it ran."""
+    called = []
+
+    def profile(frame, event, arg):
+        if event == "call":
+            called.append(frame.f_code.co_name)
+
+    sys.setprofile(profile)
+    try:
+        result = function(*args, **kwargs)
+    finally:
+        sys.setprofile(None)
+    return result, called
+
+
+def _counter_slots(cipher) -> dict:
+    from accel_agent.targets.pycryptodome._block_modes import CounterBlock
+
+    return {name: getattr(cipher._counter, name) for name in CounterBlock.__slots__}
+
+
+@needs_compiled
+@with_flavours
+@pytest.mark.parametrize("nonce_size", [0, 1, 8, 12, 15])
+def test_ctr_objects_have_one_layout_whichever_path_made_them(flavour, nonce_size):
+    """The compiled AES.new (no Python run), the Python one and CtrCipher() lay CTR out alike."""
+    ensure_agent()
+    aes = import_from(flavour, "Cipher.AES")
+    require_acceleration("aes-ctr")
+    from accel_agent.targets.pycryptodome._block_modes import CTR_FRESH_FIELDS, CounterBlock
+
+    key, nonce = os.urandom(16), os.urandom(nonce_size)
+    aes.new.fallback(key, aes.MODE_CTR, nonce=nonce)  # the slot resolved
+    compiled, called = _python_calls(aes.new, key, aes.MODE_CTR, nonce=nonce)
+    assert called == []
+    python = aes.new.fallback(key, aes.MODE_CTR, nonce=nonce)
+    counter = CounterBlock(nonce, 16 - nonce_size)
+    direct = type(compiled)(compiled._backing, compiled._provider, key, counter)
+    for cipher in (compiled, python, direct):
+        assert type(cipher) is type(python)
+        assert tuple(vars(cipher)) == CTR_FRESH_FIELDS
+        assert [vars(cipher)[name] for name in CTR_FRESH_FIELDS if name != "_counter"] == [
+            vars(python)[name] for name in CTR_FRESH_FIELDS if name != "_counter"
+        ]
+        assert _counter_slots(cipher) == _counter_slots(python)
+        assert cipher.nonce is nonce and cipher._counter.prefix is nonce
+    assert compiled._counter is not aes.new(key, aes.MODE_CTR, nonce=nonce)._counter
+    data = os.urandom(100)
+    expected = aes.new.__wrapped__(key, aes.MODE_CTR, nonce=nonce).encrypt(data)
+    assert compiled.encrypt(data) == python.encrypt(data) == direct.encrypt(data) == expected
+
+
+@needs_compiled
+@with_flavours
+@pytest.mark.parametrize("mode_name", ["MODE_KW", "MODE_KWP"])
+def test_key_wrap_objects_have_one_layout_whichever_path_made_them(flavour, mode_name):
+    """``AES.new(key, mode)``, no keyword: the compiled front makes the builder's object."""
+    ensure_agent()
+    aes = import_from(flavour, "Cipher.AES")
+    if not hasattr(aes, mode_name):
+        pytest.skip("this pycryptodome has no %s" % mode_name)
+    require_acceleration("aes-kw" if mode_name == "MODE_KW" else "aes-kwp")
+    from accel_agent.targets.pycryptodome._aes_kw import FRESH_FIELDS
+
+    key, mode, data = os.urandom(24), getattr(aes, mode_name), os.urandom(32)
+    aes.new.fallback(key, mode)  # loads the key wraps' code: the front serves them
+    compiled, called = _python_calls(aes.new, key, mode)
+    assert called == []
+    python = aes.new.fallback(key, mode)
+    for cipher in (compiled, python):
+        assert type(cipher) is type(python) and tuple(vars(cipher)) == FRESH_FIELDS
+        assert cipher._done is False and cipher._key is key
+    assert compiled._backing is python._backing and compiled._provider is python._provider
+    wrapped = aes.new.__wrapped__(key, mode).seal(data)
+    assert compiled.seal(data) == python.seal(data) == wrapped
+    assert aes.new(key, mode).unseal(wrapped) == data
+
+
+@needs_compiled
+@with_flavours
+@pytest.mark.parametrize("nonce_size", [12, 15])
+def test_ocb_objects_have_one_layout_whichever_path_made_them(flavour, nonce_size):
+    ensure_agent()
+    aes = import_from(flavour, "Cipher.AES")
+    require_acceleration("aes-ocb")
+    from accel_agent.targets.pycryptodome._aes_ocb import FRESH_FIELDS, OcbCipher
+
+    key, nonce = os.urandom(16), os.urandom(nonce_size)
+    aes.new.fallback(key, aes.MODE_OCB, nonce=nonce)  # loads OCB's code
+    compiled, called = _python_calls(aes.new, key, aes.MODE_OCB, nonce=nonce)
+    assert called == []
+    flat = aes.new.fallback(key, aes.MODE_OCB, nonce=nonce)
+    general = aes.new(key, aes.MODE_OCB, nonce=nonce, mac_len=16)
+    for cipher in (compiled, flat, general):
+        assert type(cipher) is OcbCipher and tuple(vars(cipher)) == FRESH_FIELDS
+        assert cipher.nonce is nonce
+    sealed = compiled.update(b"aad").encrypt_and_digest(b"data")
+    native = aes.new.__wrapped__(key, aes.MODE_OCB, nonce=nonce)
+    assert sealed == flat.update(b"aad").encrypt_and_digest(b"data")
+    assert sealed == native.update(b"aad").encrypt_and_digest(b"data")
+
+
+@needs_compiled
+@with_flavours
+def test_the_aes_front_leaves_other_shapes_to_python(flavour):
+    """Shapes no table entry serves run the Python new (and so native's checks and errors)."""
+    ensure_agent()
+    aes = import_from(flavour, "Cipher.AES")
+    require_acceleration("aes-ctr")
+    key = os.urandom(16)
+    aes.new.fallback(key, aes.MODE_OCB, nonce=bytes(12))  # the later modes' shapes added
+    calls = [
+        ((key, aes.MODE_CTR), {"nonce": bytearray(8)}),  # not bytes
+        ((key, aes.MODE_CTR), {"nonce": bytes(8), "initial_value": 1}),
+        ((key, aes.MODE_CTR), {"counter": None}),  # native's error
+        ((key, aes.MODE_CTR), {"nonce": bytes(16)}),  # too long: native's error
+        ((key, aes.MODE_CTR), {}),  # a random nonce
+        ((key, aes.MODE_OCB), {"nonce": bytes(11)}),  # a size AESOCB3 does not take
+        ((key, aes.MODE_OCB), {"iv": bytes(12)}),
+        ((bytearray(key), aes.MODE_OCB), {"nonce": bytes(12)}),
+        ((key[:15], aes.MODE_CTR), {"nonce": bytes(8)}),
+        ((key, True), {"nonce": bytes(8)}),
+        ((key, 2**70), {"nonce": bytes(8)}),
+        ((key, aes.MODE_CTR, bytes(8)), {}),
+        ((key, aes.MODE_ECB), {}),
+    ]
+    for args, kwargs in calls:
+        result, called = _python_calls(_new_outcome, aes.new, args, kwargs)
+        assert "new" in called, (args, kwargs)
+        assert result == _new_outcome(aes.new.__wrapped__, args, kwargs), (args, kwargs)
+
+
+def _new_outcome(new, args: tuple, kwargs: dict) -> tuple:
+    try:
+        return ("made", type(new(*args, **kwargs)).__name__)
+    except Exception as exc:  # noqa: BLE001 - the exception is the outcome compared
+        return ("raised", type(exc), str(exc))
+
+
 class _Slot:
     def __init__(self, provider):
         self.provider = provider
@@ -580,16 +720,26 @@ def test_the_fronts_keep_no_reference(flavour):
     sha256 = import_from(flavour, "Hash.SHA256")
     key, nonce, data = os.urandom(16), os.urandom(12), os.urandom(100)
 
+    ctr_nonce = nonce[:8]
+    wrap = getattr(aes, "MODE_KWP", None)  # 4.x only
+
     def work():
         for _ in range(200):
             ct, tag = aes.new(key, aes.MODE_GCM, nonce=nonce).encrypt_and_digest(data)
             aes.new(key, aes.MODE_GCM, nonce=nonce).decrypt_and_verify(ct, tag)
             sha256.new(data).digest()
+            # the added shapes: a fresh counter block (CTR), new()'s keywords (CCM)
+            aes.new(key, aes.MODE_CTR, nonce=ctr_nonce).encrypt(data)
+            aes.new(key, aes.MODE_CCM, nonce=nonce).encrypt_and_digest(data)
+            aes.new(key, aes.MODE_OCB, nonce=nonce).encrypt_and_digest(data)
+            if wrap is not None:
+                aes.new(key, wrap).seal(data)
 
     work()  # first use: slots resolved, the last key kept (key reuse)
-    counts = [sys.getrefcount(value) for value in (key, nonce, data)]
+    values = (key, nonce, ctr_nonce, data)
+    counts = [sys.getrefcount(value) for value in values]
     work()
-    assert [sys.getrefcount(value) for value in (key, nonce, data)] == counts
+    assert [sys.getrefcount(value) for value in values] == counts
 
 
 @with_flavours
@@ -665,6 +815,9 @@ WORKLOAD = textwrap.dedent(
 
     rng = random.Random(1)
     sizes = [0, 1, 15, 16, 17, 64, 1000, 16384, 40000, 70000]
+    WATCHED = ["aes-gcm", "aes-ctr", "aes-ocb", "chacha20-poly1305", "sha256"]
+    if hasattr(AES, "MODE_KW"):
+        WATCHED += ["aes-kw", "aes-kwp"]
 
     def transcript():
         out = []
@@ -683,6 +836,16 @@ WORKLOAD = textwrap.dedent(
                     AES.new(key, AES.MODE_GCM, nonce=nonce).decrypt_and_verify(ct, bytes(16))
                 except ValueError as exc:
                     out.append(str(exc))
+                # the shapes the compiled front adds (speedups.add_shape)
+                out.append(AES.new(key, AES.MODE_CTR, nonce=nonce[:8]).encrypt(data).hex())
+                ct, tag = AES.new(key, AES.MODE_OCB, nonce=nonce).encrypt_and_digest(data)
+                out.append((ct.hex(), tag.hex()))
+                opener = AES.new(key, AES.MODE_OCB, nonce=nonce)
+                out.append(opener.decrypt_and_verify(ct, tag).hex())
+            wrap_data = bytes(16) + data[: len(data) // 8 * 8][:1024]  # native's is slow
+            for mode_name in ("MODE_KW", "MODE_KWP"):
+                mode = getattr(AES, mode_name, None)  # 4.x only
+                out.append(mode and AES.new(key, mode).seal(wrap_data).hex())
             key, nonce = rng.randbytes(32), rng.randbytes(12)
             ct, tag = ChaCha20_Poly1305.new(key=key, nonce=nonce).encrypt_and_digest(data)
             out.append((ct.hex(), tag.hex()))
@@ -705,7 +868,7 @@ WORKLOAD = textwrap.dedent(
         "compiled": speedups.COMPILED,
         "same": agent == native,
         "entries": len(agent),
-        "calls": {name: calls.get(name, 0) for name in ("aes-gcm", "chacha20-poly1305", "sha256")},
+        "calls": {name: calls.get(name, 0) for name in WATCHED},
     }))
     """
 )
@@ -728,7 +891,7 @@ def test_both_paths_give_native_results(setting, expected):
     report = json.loads(result.stdout)
     assert report["speedups"] == expected
     assert report["compiled"] == (expected == "compiled")
-    assert report["same"] and report["entries"] == 10 * 15  # sizes x entries per size
+    assert report["same"] and report["entries"] == 10 * 23  # sizes x entries per size
     assert all(count > 0 for count in report["calls"].values()), report["calls"]
 
 
