@@ -348,6 +348,255 @@ def test_ccm_objects_have_one_layout_whichever_path_made_them(flavour):
     assert general.update(b"aad").encrypt_and_digest(b"data") == sealed
 
 
+def _python_calls(function, *args, **kwargs):
+    """``function(...)``'s result and the names of the Python functions it ran."""
+    called = []
+
+    def profile(frame, event, arg):
+        if event == "call":
+            called.append(frame.f_code.co_name)
+
+    sys.setprofile(profile)
+    try:
+        result = function(*args, **kwargs)
+    finally:
+        sys.setprofile(None)
+    return result, called
+
+
+def _counter_slots(cipher) -> dict:
+    from accel_agent.targets.pycryptodome._block_modes import CounterBlock
+
+    return {name: getattr(cipher._counter, name) for name in CounterBlock.__slots__}
+
+
+@needs_compiled
+@with_flavours
+@pytest.mark.parametrize("nonce_size", [0, 1, 8, 12, 15])
+def test_ctr_objects_have_one_layout_whichever_path_made_them(flavour, nonce_size):
+    """The compiled AES.new (no Python run), the Python one and CtrCipher() lay CTR out alike."""
+    ensure_agent()
+    aes = import_from(flavour, "Cipher.AES")
+    require_acceleration("aes-ctr")
+    from accel_agent.targets.pycryptodome._block_modes import CTR_FRESH_FIELDS, CounterBlock
+
+    key, nonce = os.urandom(16), os.urandom(nonce_size)
+    aes.new.fallback(key, aes.MODE_CTR, nonce=nonce)  # the slot resolved
+    compiled, called = _python_calls(aes.new, key, aes.MODE_CTR, nonce=nonce)
+    assert called == []
+    python = aes.new.fallback(key, aes.MODE_CTR, nonce=nonce)
+    counter = CounterBlock(nonce, 16 - nonce_size)
+    direct = type(compiled)(compiled._backing, compiled._provider, key, counter)
+    for cipher in (compiled, python, direct):
+        assert type(cipher) is type(python)
+        assert tuple(vars(cipher)) == CTR_FRESH_FIELDS
+        assert [vars(cipher)[name] for name in CTR_FRESH_FIELDS if name != "_counter"] == [
+            vars(python)[name] for name in CTR_FRESH_FIELDS if name != "_counter"
+        ]
+        assert _counter_slots(cipher) == _counter_slots(python)
+        assert cipher.nonce is nonce and cipher._counter.prefix is nonce
+    assert compiled._counter is not aes.new(key, aes.MODE_CTR, nonce=nonce)._counter
+    data = os.urandom(100)
+    expected = aes.new.__wrapped__(key, aes.MODE_CTR, nonce=nonce).encrypt(data)
+    assert compiled.encrypt(data) == python.encrypt(data) == direct.encrypt(data) == expected
+
+
+@needs_compiled
+@with_flavours
+@pytest.mark.parametrize("mode_name", ["MODE_KW", "MODE_KWP"])
+def test_key_wrap_objects_have_one_layout_whichever_path_made_them(flavour, mode_name):
+    """``AES.new(key, mode)``, no keyword: the compiled front makes the builder's object."""
+    ensure_agent()
+    aes = import_from(flavour, "Cipher.AES")
+    if not hasattr(aes, mode_name):
+        pytest.skip("this pycryptodome has no %s" % mode_name)
+    require_acceleration("aes-kw" if mode_name == "MODE_KW" else "aes-kwp")
+    from accel_agent.targets.pycryptodome._aes_kw import FRESH_FIELDS
+
+    key, mode, data = os.urandom(24), getattr(aes, mode_name), os.urandom(32)
+    aes.new.fallback(key, mode)  # loads the key wraps' code: the front serves them
+    compiled, called = _python_calls(aes.new, key, mode)
+    assert called == []
+    python = aes.new.fallback(key, mode)
+    for cipher in (compiled, python):
+        assert type(cipher) is type(python) and tuple(vars(cipher)) == FRESH_FIELDS
+        assert cipher._done is False and cipher._key is key
+    assert compiled._backing is python._backing and compiled._provider is python._provider
+    wrapped = aes.new.__wrapped__(key, mode).seal(data)
+    assert compiled.seal(data) == python.seal(data) == wrapped
+    assert aes.new(key, mode).unseal(wrapped) == data
+
+
+@needs_compiled
+@with_flavours
+@pytest.mark.parametrize("nonce_size", [12, 15])
+def test_ocb_objects_have_one_layout_whichever_path_made_them(flavour, nonce_size):
+    ensure_agent()
+    aes = import_from(flavour, "Cipher.AES")
+    require_acceleration("aes-ocb")
+    from accel_agent.targets.pycryptodome._aes_ocb import FRESH_FIELDS, OcbCipher
+
+    key, nonce = os.urandom(16), os.urandom(nonce_size)
+    aes.new.fallback(key, aes.MODE_OCB, nonce=nonce)  # loads OCB's code
+    compiled, called = _python_calls(aes.new, key, aes.MODE_OCB, nonce=nonce)
+    assert called == []
+    flat = aes.new.fallback(key, aes.MODE_OCB, nonce=nonce)
+    general = aes.new(key, aes.MODE_OCB, nonce=nonce, mac_len=16)
+    for cipher in (compiled, flat, general):
+        assert type(cipher) is OcbCipher and tuple(vars(cipher)) == FRESH_FIELDS
+        assert cipher.nonce is nonce
+    sealed = compiled.update(b"aad").encrypt_and_digest(b"data")
+    native = aes.new.__wrapped__(key, aes.MODE_OCB, nonce=nonce)
+    assert sealed == flat.update(b"aad").encrypt_and_digest(b"data")
+    assert sealed == native.update(b"aad").encrypt_and_digest(b"data")
+
+
+@needs_compiled
+@with_flavours
+def test_the_aes_front_leaves_other_shapes_to_python(flavour):
+    """Shapes no table entry serves run the Python new (and so native's checks and errors)."""
+    ensure_agent()
+    aes = import_from(flavour, "Cipher.AES")
+    require_acceleration("aes-ctr")
+    key = os.urandom(16)
+    aes.new.fallback(key, aes.MODE_OCB, nonce=bytes(12))  # the later modes' shapes added
+    calls = [
+        ((key, aes.MODE_CTR), {"nonce": bytearray(8)}),  # not bytes
+        ((key, aes.MODE_CTR), {"nonce": bytes(8), "initial_value": 1}),
+        ((key, aes.MODE_CTR), {"counter": None}),  # native's error
+        ((key, aes.MODE_CTR), {"nonce": bytes(16)}),  # too long: native's error
+        ((key, aes.MODE_CTR), {}),  # a random nonce
+        ((key, aes.MODE_OCB), {"nonce": bytes(11)}),  # a size AESOCB3 does not take
+        ((key, aes.MODE_OCB), {"iv": bytes(12)}),
+        ((bytearray(key), aes.MODE_OCB), {"nonce": bytes(12)}),
+        ((key[:15], aes.MODE_CTR), {"nonce": bytes(8)}),
+        ((key, True), {"nonce": bytes(8)}),
+        ((key, 2**70), {"nonce": bytes(8)}),
+        ((key, aes.MODE_CTR, bytes(8)), {}),
+        ((key, aes.MODE_ECB), {}),
+        ((key, aes.MODE_GCM), {}),  # a random nonce
+    ]
+    if not hasattr(aes, "MODE_KW"):  # 3.x: no key wrap, and native's error for its number
+        calls += [((key, 13), {}), ((key, 14), {})]
+    for args, kwargs in calls:
+        result, called = _python_calls(_new_outcome, aes.new, args, kwargs)
+        assert "new" in called, (args, kwargs)
+        assert result == _new_outcome(aes.new.__wrapped__, args, kwargs), (args, kwargs)
+
+
+def _new_outcome(new, args: tuple, kwargs: dict) -> tuple:
+    try:
+        return ("made", type(new(*args, **kwargs)).__name__)
+    except Exception as exc:  # noqa: BLE001 - the exception is the outcome compared
+        return ("raised", type(exc), str(exc))
+
+
+class _Slot:
+    def __init__(self, provider):
+        self.provider = provider
+
+
+class _Made:
+    pass
+
+
+class _Counter:
+    __slots__ = ("prefix", "length")
+
+
+def _bare_front(fallback=None):
+    """A GcmNew of its own, its GCM shape never met (mode 99)."""
+    unresolved = object()
+    front = speedups._speedups.GcmNew(
+        _Made, ("a", "b", "c", "d", "e"), None, _Slot(None), unresolved,
+        fallback or (lambda *args, **kwargs: ("fallback", args, kwargs)),
+        mode=99, key_sizes=(16,), nonce_min=1, nonce_max=2,
+    )  # fmt: skip
+    return front, unresolved
+
+
+@needs_compiled
+def test_added_shapes_fill_their_values_per_nonce_size_and_call():
+    front, unresolved = _bare_front()
+    provider, key = object(), bytes(16)
+    counter = speedups.fresh(_Counter, ("prefix", "length"), (speedups.NONCE, 0))
+    speedups.add_shape(
+        front, 6, _Made, ("p", "k", "n", "kw", "counter", "size"),
+        lambda size: (speedups.PROVIDER, speedups.KEY, speedups.NONCE, speedups.KEYWORDS,
+                      counter, size),
+        _Slot(provider), range(0, 3),
+    )  # fmt: skip
+    speedups.add_shape(front, 13, _Made, ("p", "done"), (speedups.PROVIDER, False), _Slot(provider))
+    for size in range(3):
+        nonce = os.urandom(size)
+        made = front(key, 6, nonce=nonce)
+        assert tuple(vars(made)) == ("p", "k", "n", "kw", "counter", "size")
+        assert made.p is provider and made.k is key and made.n is nonce and made.size == size
+        assert made.kw == {"nonce": nonce} and made.counter.prefix is nonce
+        assert made.counter.length == 0
+    assert front(key, 6, nonce=bytes(3))[0] == "fallback"  # a size not added
+    assert front(key, 6)[0] == "fallback"  # no keyword: another shape
+    assert front(key, 6, iv=bytes(2))[0] == "fallback"
+    made = front(key, 13)
+    assert vars(made) == {"p": provider, "done": False}
+    assert front(key, 13, nonce=bytes(1))[0] == "fallback"
+    assert front(bytes(15), 13)[0] == "fallback"  # a key size the front does not take
+    # the first shape of a mode stays
+    speedups.add_shape(front, 13, _Made, ("other",), (1,), _Slot(provider))
+    assert vars(front(key, 13)) == {"p": provider, "done": False}
+    # a slot not (or no longer) resolved: the fallback
+    slot = _Slot(unresolved)
+    speedups.add_shape(front, 14, _Made, ("p",), (speedups.PROVIDER,), slot)
+    assert front(key, 14)[0] == "fallback"
+    slot.provider = None
+    assert front(key, 14)[0] == "fallback"
+    slot.provider = provider
+    assert front(key, 14).p is provider
+
+
+@needs_compiled
+@pytest.mark.parametrize(
+    ("fields", "values", "nonce_sizes"),
+    [
+        (("a", "b"), (1,), None),  # values shorter than fields
+        (("a",), (speedups.NONCE,), None),  # no nonce to put there
+        (("a",), (speedups.KEYWORDS,), None),
+        (("a", 2), (1, 2), None),  # a name that is no string
+        (("a",), (speedups.fresh(_Counter, ("prefix",), (speedups.fresh(_Counter, (), ()),)),),
+         range(1, 2)),  # a fresh object inside a fresh object
+        (("a",), (speedups.fresh(_Counter, ("prefix",), ()),), range(1, 2)),
+        (("a",), (1,), (1, 3)),  # sizes with a gap
+    ],
+)  # fmt: skip
+def test_add_shape_refuses_what_it_could_not_make(fields, values, nonce_sizes):
+    front, _ = _bare_front()
+    with pytest.raises(ValueError):
+        speedups.add_shape(front, 6, _Made, fields, values, _Slot(None), nonce_sizes)
+
+
+@needs_compiled
+def test_add_shape_refuses_the_front_own_mode_and_a_full_table():
+    front, _ = _bare_front()
+    with pytest.raises(ValueError):
+        speedups.add_shape(front, 99, _Made, (), (), _Slot(None))
+    for mode in range(8):
+        speedups.add_shape(front, mode, _Made, (), (), _Slot(None))
+    speedups.add_shape(front, 0, _Made, (), (), _Slot(None))  # already there: nothing changes
+    with pytest.raises(ValueError, match="no room"):
+        speedups.add_shape(front, 8, _Made, (), (), _Slot(None))
+
+
+def test_add_shape_changes_nothing_without_the_compiled_front():
+    def new(*args, **kwargs):
+        return "python"
+
+    def values(size):
+        raise AssertionError("not called")
+
+    speedups.add_shape(new, 6, _Made, ("a",), values, _Slot(None), range(0, 16))
+    assert new(bytes(16), 6, nonce=bytes(8)) == "python"
+
+
 class _BusyContext:
     """An ECB context another thread is inside (pyo3's refusal), or that fails otherwise."""
 
@@ -474,16 +723,26 @@ def test_the_fronts_keep_no_reference(flavour):
     sha256 = import_from(flavour, "Hash.SHA256")
     key, nonce, data = os.urandom(16), os.urandom(12), os.urandom(100)
 
+    ctr_nonce = nonce[:8]
+    wrap = getattr(aes, "MODE_KWP", None)  # 4.x only
+
     def work():
         for _ in range(200):
             ct, tag = aes.new(key, aes.MODE_GCM, nonce=nonce).encrypt_and_digest(data)
             aes.new(key, aes.MODE_GCM, nonce=nonce).decrypt_and_verify(ct, tag)
             sha256.new(data).digest()
+            # the added shapes: a fresh counter block (CTR), new()'s keywords (CCM)
+            aes.new(key, aes.MODE_CTR, nonce=ctr_nonce).encrypt(data)
+            aes.new(key, aes.MODE_CCM, nonce=nonce).encrypt_and_digest(data)
+            aes.new(key, aes.MODE_OCB, nonce=nonce).encrypt_and_digest(data)
+            if wrap is not None:
+                aes.new(key, wrap).seal(data)
 
     work()  # first use: slots resolved, the last key kept (key reuse)
-    counts = [sys.getrefcount(value) for value in (key, nonce, data)]
+    values = (key, nonce, ctr_nonce, data)
+    counts = [sys.getrefcount(value) for value in values]
     work()
-    assert [sys.getrefcount(value) for value in (key, nonce, data)] == counts
+    assert [sys.getrefcount(value) for value in values] == counts
 
 
 @with_flavours
@@ -559,6 +818,9 @@ WORKLOAD = textwrap.dedent(
 
     rng = random.Random(1)
     sizes = [0, 1, 15, 16, 17, 64, 1000, 16384, 40000, 70000]
+    WATCHED = ["aes-gcm", "aes-ctr", "aes-ocb", "chacha20-poly1305", "sha256"]
+    if hasattr(AES, "MODE_KW"):
+        WATCHED += ["aes-kw", "aes-kwp"]
 
     def transcript():
         out = []
@@ -577,6 +839,16 @@ WORKLOAD = textwrap.dedent(
                     AES.new(key, AES.MODE_GCM, nonce=nonce).decrypt_and_verify(ct, bytes(16))
                 except ValueError as exc:
                     out.append(str(exc))
+                # the shapes the compiled front adds (speedups.add_shape)
+                out.append(AES.new(key, AES.MODE_CTR, nonce=nonce[:8]).encrypt(data).hex())
+                ct, tag = AES.new(key, AES.MODE_OCB, nonce=nonce).encrypt_and_digest(data)
+                out.append((ct.hex(), tag.hex()))
+                opener = AES.new(key, AES.MODE_OCB, nonce=nonce)
+                out.append(opener.decrypt_and_verify(ct, tag).hex())
+            wrap_data = bytes(16) + data[: len(data) // 8 * 8][:1024]  # native's is slow
+            for mode_name in ("MODE_KW", "MODE_KWP"):
+                mode = getattr(AES, mode_name, None)  # 4.x only
+                out.append(mode and AES.new(key, mode).seal(wrap_data).hex())
             key, nonce = rng.randbytes(32), rng.randbytes(12)
             ct, tag = ChaCha20_Poly1305.new(key=key, nonce=nonce).encrypt_and_digest(data)
             out.append((ct.hex(), tag.hex()))
@@ -599,7 +871,7 @@ WORKLOAD = textwrap.dedent(
         "compiled": speedups.COMPILED,
         "same": agent == native,
         "entries": len(agent),
-        "calls": {name: calls.get(name, 0) for name in ("aes-gcm", "chacha20-poly1305", "sha256")},
+        "calls": {name: calls.get(name, 0) for name in WATCHED},
     }))
     """
 )
@@ -622,7 +894,7 @@ def test_both_paths_give_native_results(setting, expected):
     report = json.loads(result.stdout)
     assert report["speedups"] == expected
     assert report["compiled"] == (expected == "compiled")
-    assert report["same"] and report["entries"] == 10 * 15  # sizes x entries per size
+    assert report["same"] and report["entries"] == 10 * 23  # sizes x entries per size
     assert all(count > 0 for count in report["calls"].values()), report["calls"]
 
 

@@ -18,7 +18,8 @@
  *                argument, provider resolved) in C, anything else to the
  *                Python new it was given
  *   GcmNew       AES.new(key, AES.MODE_GCM, nonce=nonce) with bytes, in C
- *                (and the same shape of one more mode, add_shape(): CCM);
+ *                (and, add_shape(), the other modes' new(key, mode,
+ *                nonce=nonce) or new(key, mode): CTR, CCM, OCB, KW, KWP);
  *                anything else to the Python new it was given
  *   EcbMethod    an ECB object's encrypt/decrypt of bytes: its context's
  *                update() called from C, anything else to the Python method
@@ -386,22 +387,29 @@ static PyTypeObject HashNew_Type = {
 /* ------------------------------------------------------------------ GcmNew */
 
 #define GCM_MAX_KEY_SIZES 4  /* AES has three */
+#define GCM_MAX_SHAPES 8     /* modes added by add_shape(): AES has five (CTR, CCM, OCB, KW, KWP) */
 
 /* Placeholders in an AeadShape's values: what each call puts there. */
 static PyObject *placeholder_provider;  /* the slot's provider */
 static PyObject *placeholder_key;       /* the key given */
 static PyObject *placeholder_nonce;     /* the nonce given */
 static PyObject *placeholder_keywords;  /* new()'s keywords: a new {"nonce": nonce} */
+/* A value (FRESH, cls, fields, values): a fresh cls object made per call, its
+   fields set to values (placeholders filled), as CTR's counter block. */
+static PyObject *placeholder_fresh;
 
-/* A fresh object of one mode, as its Python fast path lays it out: the
-   class, the attribute names in the order that path stores them, and the
-   values (placeholders for the per-call ones). */
+/* A fresh object of one mode, as its Python path lays it out: the class, the
+   attribute names in the order that path stores them, and the values
+   (placeholders for the per-call ones), per nonce size. */
 typedef struct {
     long mode;
+    int takes_nonce;   /* new(key, mode, nonce=nonce); else new(key, mode) */
     PyObject *cls;
     PyObject *slot;    /* its provider is read per call */
     PyObject *fields;  /* tuple of names */
-    PyObject *values;  /* tuple, as long as fields */
+    /* tuple of value tuples (each as long as fields): one per nonce size from
+       nonce_min to nonce_max, or exactly one for a shape without a nonce */
+    PyObject *values;
     Py_ssize_t nonce_min, nonce_max;
 } AeadShape;
 
@@ -419,25 +427,15 @@ typedef struct {
     Py_ssize_t key_sizes[GCM_MAX_KEY_SIZES];
     Py_ssize_t n_key_sizes;
     Py_ssize_t nonce_min, nonce_max;
-    /* One more mode of the same call shape, new(key, mode, nonce=nonce), added
-       by add_shape() once that mode's code is loaded (CCM); NULL until then,
-       and never changed after. */
-    AeadShape *extra;
+    /* The other modes' shapes, new(key, mode, nonce=nonce) or new(key, mode),
+       added by add_shape() once each mode's code is loaded. An entry is
+       filled before n_shapes counts it, and never changed after. */
+    AeadShape shapes[GCM_MAX_SHAPES];
+    Py_ssize_t n_shapes;
 } GcmNew;
 
 /* The values for the names in fields, in its order: backing, provider, key, nonce, one_shot. */
 #define GCM_FRESH_FIELDS 5
-
-static int
-is_mode(PyObject *mode, long expected)
-{
-    if (!PyLong_CheckExact(mode)) {
-        return 0;
-    }
-    int overflow;
-    long value = PyLong_AsLongAndOverflow(mode, &overflow);
-    return overflow == 0 && value == expected;
-}
 
 static int
 is_key_size(GcmNew *self, Py_ssize_t size)
@@ -470,19 +468,20 @@ resolved_provider(GcmNew *self, PyObject *slot)
     return provider;
 }
 
-/* A fresh object of an added shape: its values, the placeholders filled. */
+/* A fresh cls object, its fields set in order to values, the placeholders
+   filled; a FRESH value is made the same way (add_shape() allows one level). */
 static PyObject *
-shape_object(AeadShape *shape, PyObject *provider, PyObject *key, PyObject *nonce,
-             PyObject *keyword)
+fresh_object(PyObject *cls_object, PyObject *fields, PyObject *values, PyObject *provider,
+             PyObject *key, PyObject *nonce, PyObject *keyword)
 {
-    PyTypeObject *cls = (PyTypeObject *)shape->cls;
-    PyObject *cipher = cls->tp_new(cls, empty_tuple, NULL);
-    if (cipher == NULL) {
+    PyTypeObject *cls = (PyTypeObject *)cls_object;
+    PyObject *made_object = cls->tp_new(cls, empty_tuple, NULL);
+    if (made_object == NULL) {
         return NULL;
     }
-    Py_ssize_t count = PyTuple_GET_SIZE(shape->fields);
+    Py_ssize_t count = PyTuple_GET_SIZE(fields);
     for (Py_ssize_t i = 0; i < count; i++) {
-        PyObject *value = PyTuple_GET_ITEM(shape->values, i);
+        PyObject *value = PyTuple_GET_ITEM(values, i);
         PyObject *made = NULL;
         if (value == placeholder_provider) {
             value = provider;
@@ -498,18 +497,28 @@ shape_object(AeadShape *shape, PyObject *provider, PyObject *key, PyObject *nonc
             made = value = PyDict_New();
             if (made == NULL || PyDict_SetItem(made, keyword, nonce) < 0) {
                 Py_XDECREF(made);
-                Py_DECREF(cipher);
+                Py_DECREF(made_object);
                 return NULL;
             }
         }
-        int failed = PyObject_SetAttr(cipher, PyTuple_GET_ITEM(shape->fields, i), value);
+        else if (PyTuple_CheckExact(value) && PyTuple_GET_SIZE(value) == 4
+                 && PyTuple_GET_ITEM(value, 0) == placeholder_fresh) {
+            made = value = fresh_object(PyTuple_GET_ITEM(value, 1), PyTuple_GET_ITEM(value, 2),
+                                        PyTuple_GET_ITEM(value, 3), provider, key, nonce,
+                                        keyword);
+            if (made == NULL) {
+                Py_DECREF(made_object);
+                return NULL;
+            }
+        }
+        int failed = PyObject_SetAttr(made_object, PyTuple_GET_ITEM(fields, i), value);
         Py_XDECREF(made);
         if (failed) {
-            Py_DECREF(cipher);
+            Py_DECREF(made_object);
             return NULL;
         }
     }
-    return cipher;
+    return made_object;
 }
 
 static PyObject *
@@ -540,52 +549,108 @@ gcm_object(GcmNew *self, PyObject *provider, PyObject *key, PyObject *nonce)
     return result;
 }
 
+/* The object for new(key, mode[, nonce=nonce]) (nonce NULL: no keyword) when
+   a shape serves it and its slot has a provider; NULL with no error when
+   none does, NULL with an error on failure. */
+static PyObject *
+served_object(GcmNew *self, long mode, PyObject *key, PyObject *nonce, PyObject *keyword)
+{
+    Py_ssize_t nonce_size = nonce == NULL ? 0 : PyBytes_GET_SIZE(nonce);
+    if (mode == self->mode) {
+        if (nonce == NULL || nonce_size < self->nonce_min || nonce_size > self->nonce_max) {
+            return NULL;
+        }
+        PyObject *provider = resolved_provider(self, self->slot);
+        if (provider == NULL) {
+            return NULL;
+        }
+        PyObject *cipher = gcm_object(self, provider, key, nonce);
+        Py_DECREF(provider);
+        return cipher;
+    }
+    Py_ssize_t count = self->n_shapes;
+    for (Py_ssize_t i = 0; i < count; i++) {
+        AeadShape *shape = &self->shapes[i];
+        if (shape->mode != mode || shape->takes_nonce != (nonce != NULL)) {
+            continue;
+        }
+        if (nonce != NULL && (nonce_size < shape->nonce_min || nonce_size > shape->nonce_max)) {
+            return NULL;
+        }
+        PyObject *provider = resolved_provider(self, shape->slot);
+        if (provider == NULL) {
+            return NULL;
+        }
+        PyObject *values = PyTuple_GET_ITEM(shape->values, nonce_size - shape->nonce_min);
+        PyObject *cipher = fresh_object(shape->cls, shape->fields, values, provider, key, nonce,
+                                        keyword);
+        Py_DECREF(provider);
+        return cipher;
+    }
+    return NULL;
+}
+
 static PyObject *
 GcmNew_vectorcall(GcmNew *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
 {
     Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
-    if (nargs == 2 && kwnames != NULL && PyTuple_GET_SIZE(kwnames) == 1) {
-        PyObject *key = args[0], *mode = args[1], *nonce = args[2];
-        PyObject *keyword = PyTuple_GET_ITEM(kwnames, 0);
-        if (PyBytes_CheckExact(key) && PyBytes_CheckExact(nonce) && is_nonce_keyword(keyword)
-            && is_key_size(self, PyBytes_GET_SIZE(key))) {
-            Py_ssize_t nonce_size = PyBytes_GET_SIZE(nonce);
-            AeadShape *extra = self->extra;
-            if (is_mode(mode, self->mode)) {
-                if (nonce_size >= self->nonce_min && nonce_size <= self->nonce_max) {
-                    PyObject *provider = resolved_provider(self, self->slot);
-                    if (provider != NULL) {
-                        PyObject *cipher = gcm_object(self, provider, key, nonce);
-                        Py_DECREF(provider);
-                        return cipher;
-                    }
-                    if (PyErr_Occurred()) {
-                        return NULL;
-                    }
-                }
-            }
-            else if (extra != NULL && is_mode(mode, extra->mode)
-                     && nonce_size >= extra->nonce_min && nonce_size <= extra->nonce_max) {
-                PyObject *provider = resolved_provider(self, extra->slot);
-                if (provider != NULL) {
-                    PyObject *cipher = shape_object(extra, provider, key, nonce, keyword);
-                    Py_DECREF(provider);
-                    return cipher;
-                }
-                if (PyErr_Occurred()) {
-                    return NULL;
-                }
+    Py_ssize_t n_keywords = kwnames == NULL ? 0 : PyTuple_GET_SIZE(kwnames);
+    if (nargs == 2 && n_keywords <= 1 && PyBytes_CheckExact(args[0])
+        && PyLong_CheckExact(args[1]) && is_key_size(self, PyBytes_GET_SIZE(args[0]))) {
+        PyObject *nonce = NULL, *keyword = NULL;
+        if (n_keywords == 1) {
+            keyword = PyTuple_GET_ITEM(kwnames, 0);
+            nonce = args[2];
+        }
+        int overflow;
+        long mode = PyLong_AsLongAndOverflow(args[1], &overflow);
+        if (overflow == 0
+            && (nonce == NULL || (PyBytes_CheckExact(nonce) && is_nonce_keyword(keyword)))) {
+            PyObject *cipher = served_object(self, mode, args[0], nonce, keyword);
+            if (cipher != NULL || PyErr_Occurred()) {
+                return cipher;
             }
         }
     }
     return call_fallback(self->fallback, args, nargsf, kwnames);
 }
 
-/* add_shape(mode, cls, fields, values, slot, nonce_min, nonce_max): serve
-   new(key, mode, nonce=nonce) too, with bytes key and nonce of those sizes,
-   while slot.provider is a provider: a cls whose attributes fields are set,
-   in that order, to values (PROVIDER, KEY, NONCE and KEYWORDS filled per
-   call). Once: a second call changes nothing. */
+/* Whether values (a tuple) suit fields: as long, every FRESH value well formed
+   (nested: once, when allow_fresh), NONCE and KEYWORDS only with a nonce. */
+static int
+shape_values_ok(PyObject *fields, PyObject *values, int takes_nonce, int allow_fresh)
+{
+    Py_ssize_t count = PyTuple_GET_SIZE(fields);
+    if (!PyTuple_CheckExact(values) || PyTuple_GET_SIZE(values) != count) {
+        return 0;
+    }
+    for (Py_ssize_t i = 0; i < count; i++) {
+        PyObject *value = PyTuple_GET_ITEM(values, i);
+        if (!PyUnicode_CheckExact(PyTuple_GET_ITEM(fields, i))) {
+            return 0;
+        }
+        if (!takes_nonce && (value == placeholder_nonce || value == placeholder_keywords)) {
+            return 0;
+        }
+        if (PyTuple_CheckExact(value) && PyTuple_GET_SIZE(value) == 4
+            && PyTuple_GET_ITEM(value, 0) == placeholder_fresh) {
+            PyObject *cls = PyTuple_GET_ITEM(value, 1), *names = PyTuple_GET_ITEM(value, 2);
+            if (!allow_fresh || !PyType_Check(cls) || ((PyTypeObject *)cls)->tp_new == NULL
+                || !PyTuple_CheckExact(names)
+                || !shape_values_ok(names, PyTuple_GET_ITEM(value, 3), takes_nonce, 0)) {
+                return 0;
+            }
+        }
+    }
+    return 1;
+}
+
+/* add_shape(mode, cls, fields, values, slot, nonce_min=-1, nonce_max=-1):
+   serve new(key, mode, nonce=nonce) too, with bytes key and nonce of those
+   sizes (without them: new(key, mode), no keyword), while slot.provider is a
+   provider: a cls whose attributes fields are set, in that order, to the
+   values for the nonce's size (PROVIDER, KEY, NONCE, KEYWORDS and FRESH
+   filled per call). Once per shape: a second call changes nothing. */
 static PyObject *
 GcmNew_add_shape(GcmNew *self, PyObject *args, PyObject *kwds)
 {
@@ -593,30 +658,38 @@ GcmNew_add_shape(GcmNew *self, PyObject *args, PyObject *kwds)
                              "nonce_max", NULL};
     long mode;
     PyObject *cls, *fields, *values, *slot;
-    Py_ssize_t nonce_min, nonce_max;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "lO!O!O!Onn:add_shape", kwlist, &mode,
+    Py_ssize_t nonce_min = -1, nonce_max = -1;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "lO!O!O!O|nn:add_shape", kwlist, &mode,
                                      &PyType_Type, &cls, &PyTuple_Type, &fields, &PyTuple_Type,
                                      &values, &slot, &nonce_min, &nonce_max)) {
         return NULL;
     }
-    int fields_ok = PyTuple_GET_SIZE(fields) == PyTuple_GET_SIZE(values);
-    for (Py_ssize_t i = 0; fields_ok && i < PyTuple_GET_SIZE(fields); i++) {
-        fields_ok = PyUnicode_CheckExact(PyTuple_GET_ITEM(fields, i));
+    int takes_nonce = nonce_min != -1 || nonce_max != -1;
+    Py_ssize_t sizes = takes_nonce ? nonce_max - nonce_min + 1 : 1;
+    int ok = mode != self->mode && ((PyTypeObject *)cls)->tp_new != NULL
+             && (!takes_nonce || (nonce_min >= 0 && nonce_max >= nonce_min))
+             && PyTuple_GET_SIZE(values) == sizes;
+    for (Py_ssize_t i = 0; ok && i < sizes; i++) {
+        ok = shape_values_ok(fields, PyTuple_GET_ITEM(values, i), takes_nonce, 1);
     }
-    if (!fields_ok || mode == self->mode || nonce_min < 1 || nonce_max < nonce_min
-        || ((PyTypeObject *)cls)->tp_new == NULL) {
+    if (!ok) {
         PyErr_SetString(PyExc_ValueError,
-                        "add_shape: another mode, names and values alike, 1 <= nonce_min <= nonce_max");
+                        "add_shape: another mode, 0 <= nonce_min <= nonce_max or neither, and "
+                        "one tuple of values per nonce size, each as long as fields");
         return NULL;
     }
-    if (self->extra != NULL) {
-        Py_RETURN_NONE;
+    for (Py_ssize_t i = 0; i < self->n_shapes; i++) {
+        if (self->shapes[i].mode == mode && self->shapes[i].takes_nonce == takes_nonce) {
+            Py_RETURN_NONE;
+        }
     }
-    AeadShape *shape = PyMem_Malloc(sizeof(AeadShape));
-    if (shape == NULL) {
-        return PyErr_NoMemory();
+    if (self->n_shapes == GCM_MAX_SHAPES) {
+        PyErr_SetString(PyExc_ValueError, "add_shape: no room for another shape");
+        return NULL;
     }
+    AeadShape *shape = &self->shapes[self->n_shapes];
     shape->mode = mode;
+    shape->takes_nonce = takes_nonce;
     Py_INCREF(cls);
     shape->cls = cls;
     Py_INCREF(slot);
@@ -625,15 +698,15 @@ GcmNew_add_shape(GcmNew *self, PyObject *args, PyObject *kwds)
     shape->fields = fields;
     Py_INCREF(values);
     shape->values = values;
-    shape->nonce_min = nonce_min;
-    shape->nonce_max = nonce_max;
-    self->extra = shape;
+    shape->nonce_min = takes_nonce ? nonce_min : 0;
+    shape->nonce_max = takes_nonce ? nonce_max : 0;
+    self->n_shapes++;
     Py_RETURN_NONE;
 }
 
 static PyMethodDef GcmNew_methods[] = {
     {"add_shape", (PyCFunction)(void (*)(void))GcmNew_add_shape, METH_VARARGS | METH_KEYWORDS,
-     "add_shape(mode, cls, fields, values, slot, nonce_min, nonce_max): serve that mode too"},
+     "add_shape(mode, cls, fields, values, slot, nonce_min=-1, nonce_max=-1): serve that mode too"},
     {NULL, NULL, 0, NULL},
 };
 
@@ -716,11 +789,11 @@ GcmNew_traverse(GcmNew *self, visitproc visit, void *arg)
     Py_VISIT(self->slot);
     Py_VISIT(self->unresolved);
     Py_VISIT(self->fields);
-    if (self->extra != NULL) {
-        Py_VISIT(self->extra->cls);
-        Py_VISIT(self->extra->slot);
-        Py_VISIT(self->extra->fields);
-        Py_VISIT(self->extra->values);
+    for (Py_ssize_t i = 0; i < self->n_shapes; i++) {
+        Py_VISIT(self->shapes[i].cls);
+        Py_VISIT(self->shapes[i].slot);
+        Py_VISIT(self->shapes[i].fields);
+        Py_VISIT(self->shapes[i].values);
     }
     return 0;
 }
@@ -735,14 +808,13 @@ GcmNew_clear(GcmNew *self)
     Py_CLEAR(self->slot);
     Py_CLEAR(self->unresolved);
     Py_CLEAR(self->fields);
-    if (self->extra != NULL) {
-        AeadShape *shape = self->extra;
-        self->extra = NULL;
-        Py_CLEAR(shape->cls);
-        Py_CLEAR(shape->slot);
-        Py_CLEAR(shape->fields);
-        Py_CLEAR(shape->values);
-        PyMem_Free(shape);
+    Py_ssize_t count = self->n_shapes;
+    self->n_shapes = 0;  /* no call reads an entry being cleared */
+    for (Py_ssize_t i = 0; i < count; i++) {
+        Py_CLEAR(self->shapes[i].cls);
+        Py_CLEAR(self->shapes[i].slot);
+        Py_CLEAR(self->shapes[i].fields);
+        Py_CLEAR(self->shapes[i].values);
     }
     return 0;
 }
@@ -1873,8 +1945,9 @@ intern_all(void)
     placeholder_key = PyUnicode_FromString("<key>");
     placeholder_nonce = PyUnicode_FromString("<nonce>");
     placeholder_keywords = PyUnicode_FromString("<keywords>");
+    placeholder_fresh = PyUnicode_FromString("<fresh>");
     return (empty_tuple && long_tag_size && placeholder_provider && placeholder_key
-            && placeholder_nonce && placeholder_keywords) ? 0 : -1;
+            && placeholder_nonce && placeholder_keywords && placeholder_fresh) ? 0 : -1;
 }
 
 PyMODINIT_FUNC
@@ -1901,10 +1974,10 @@ PyInit__speedups(void)
         Py_DECREF(module);
         return NULL;
     }
-    const char *placeholder_names[] = {"PROVIDER", "KEY", "NONCE", "KEYWORDS"};
+    const char *placeholder_names[] = {"PROVIDER", "KEY", "NONCE", "KEYWORDS", "FRESH"};
     PyObject *placeholders[] = {placeholder_provider, placeholder_key, placeholder_nonce,
-                                placeholder_keywords};
-    for (size_t i = 0; i < 4; i++) {
+                                placeholder_keywords, placeholder_fresh};
+    for (size_t i = 0; i < sizeof(placeholders) / sizeof(placeholders[0]); i++) {
         Py_INCREF(placeholders[i]);
         if (PyModule_AddObject(module, placeholder_names[i], placeholders[i]) < 0) {
             Py_DECREF(placeholders[i]);

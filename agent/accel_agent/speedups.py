@@ -313,11 +313,20 @@ METHOD_TYPES: tuple[type, ...] = (_speedups.EcbMethod,) if _speedups is not None
 # Placeholders in the values of an added AES.new shape (add_shape): what each
 # call puts there. Plain objects without the compiled path, where nothing reads them.
 if _speedups is not None:
-    PROVIDER, KEY, NONCE, KEYWORDS = (
-        _speedups.PROVIDER, _speedups.KEY, _speedups.NONCE, _speedups.KEYWORDS
+    PROVIDER, KEY, NONCE, KEYWORDS, _FRESH = (
+        _speedups.PROVIDER, _speedups.KEY, _speedups.NONCE, _speedups.KEYWORDS, _speedups.FRESH
     )
 else:
-    PROVIDER, KEY, NONCE, KEYWORDS = object(), object(), object(), object()
+    PROVIDER, KEY, NONCE, KEYWORDS, _FRESH = object(), object(), object(), object(), object()
+
+
+def fresh(cls: type, fields: tuple[str, ...], values: tuple) -> tuple:
+    """A value of an added shape (add_shape) that is itself a fresh ``cls`` per call.
+
+    Its ``fields`` are set, in that order, to ``values`` (placeholders
+    filled, no further ``fresh`` inside): CTR's counter block.
+    """
+    return (_FRESH, cls, fields, values)
 
 
 def add_shape(
@@ -325,23 +334,35 @@ def add_shape(
     mode: int,
     cls: type,
     fields: tuple[str, ...],
-    values: tuple,
+    values: tuple | Callable[[int], tuple],
     slot: Any,
-    nonce_sizes: range,
+    nonce_sizes: range | None = None,
 ) -> None:
     """Have a compiled ``AES.new`` (``gcm_new``) serve ``new(key, mode, nonce=nonce)`` too.
 
-    For bytes key and nonce of those sizes, while ``slot.provider`` is a
-    provider, it makes a ``cls`` and sets ``fields``, in that order, to
-    ``values``, where ``PROVIDER``, ``KEY`` and ``NONCE`` stand for the
-    call's and ``KEYWORDS`` for a new ``{"nonce": nonce}`` (``new``'s own
-    keywords). It must make exactly what the mode's Python path makes for
-    that call. The first shape added stays; without the compiled path (the
-    front is then the Python ``new``) nothing changes.
+    For bytes key and nonce of those sizes (``nonce_sizes`` None:
+    ``new(key, mode)``, no keyword), while ``slot.provider`` is a provider,
+    it makes a ``cls`` and sets ``fields``, in that order, to ``values``
+    (or ``values(nonce size)``; ``values(0)`` without a nonce), where
+    ``PROVIDER``, ``KEY`` and ``NONCE`` stand for the call's, ``KEYWORDS``
+    for a new ``{"nonce": nonce}`` (``new``'s own keywords) and ``fresh()``
+    for an object made per call. It must make exactly what the mode's
+    Python path makes for that call. The first shape added for a mode
+    stays; without the compiled path (the front is then the Python ``new``,
+    which serves these calls itself) nothing changes and ``values`` is not
+    called.
     """
-    if _speedups is not None and type(front) is _speedups.GcmNew:
+    if _speedups is None or type(front) is not _speedups.GcmNew:
+        return
+    sizes = (0,) if nonce_sizes is None else nonce_sizes
+    per_size = tuple(values if type(values) is tuple else values(size) for size in sizes)
+    if nonce_sizes is None:
+        front.add_shape(mode, cls, fields, per_size, slot)
+    else:
+        if list(nonce_sizes) != list(range(min(nonce_sizes), max(nonce_sizes) + 1)):
+            raise ValueError("add_shape: the nonce sizes must be consecutive")
         front.add_shape(
-            mode, cls, fields, values, slot,
+            mode, cls, fields, per_size, slot,
             nonce_min=min(nonce_sizes), nonce_max=max(nonce_sizes),
         )  # fmt: skip
 

@@ -14,6 +14,7 @@ ValueError native raises, with native's message.
 
 from __future__ import annotations
 
+from accel_agent import speedups
 from accel_agent.providers.block_ciphers import AES
 from accel_agent.targets.pycryptodome._native_face import NativeFace, named_as
 
@@ -24,6 +25,17 @@ if TYPE_CHECKING:
 BLOCK_SIZE = AES.block_size  # the record's
 MODE_KW, MODE_KWP = 13, 14
 _MAX_LENGTH = 2**32  # native raises MessageTooLongError from here
+
+# The layout of a fresh KwCipher or KwpCipher from AES.new(key, mode): the
+# attributes the builder stores, in its order (_aes_one_shot_builders). The
+# compiled AES.new is given them with fresh_values() (speedups.add_shape) and
+# makes the same stores; tests/test_speedups.py holds both paths to it.
+FRESH_FIELDS = ("_backing", "_provider", "_key", "_done")
+
+
+def fresh_values(backing: Any) -> tuple:
+    """FRESH_FIELDS' values as the builder stores them (the per-call ones as placeholders)."""
+    return (backing, speedups.PROVIDER, speedups.KEY, False)
 
 
 def _one_shot_methods(seal_step: int, seal_least: int, unseal_least: int, once: bool):

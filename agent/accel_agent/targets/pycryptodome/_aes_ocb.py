@@ -32,6 +32,18 @@ _ONE_SHOT_MAX = _buffers.ONE_CALL_MAX - TAG_SIZE
 _seal_split = speedups.seal_split
 _ONE_CALL_MAX = _buffers.ONE_CALL_MAX
 
+# The layout of a fresh OcbCipher from AES.new(key, AES.MODE_OCB, nonce=nonce):
+# the attributes the builder's flat path stores, in its order (and
+# __init__'s). The compiled AES.new is given them with fresh_values()
+# (speedups.add_shape) and makes the same stores; tests/test_speedups.py
+# holds the paths to it.
+FRESH_FIELDS = ("_backing", "_provider", "_key", "nonce")
+
+
+def fresh_values(backing: Any) -> tuple:
+    """FRESH_FIELDS' values as the flat path stores them (the per-call ones as placeholders)."""
+    return (backing, speedups.PROVIDER, speedups.KEY, speedups.NONCE)
+
 
 @named_as("OcbMode")
 class OcbCipher(OneShotAead):

@@ -60,7 +60,7 @@ def builders(
             if type(nonce) is bytes and len(nonce) in OCB_NONCE_SIZES:
                 provider = ocb_slot.provider
                 if provider is not None and provider is not UNRESOLVED:
-                    cipher = _blank(OcbCipher)
+                    cipher = _blank(OcbCipher)  # _aes_ocb.FRESH_FIELDS, in its order
                     cipher._backing = ocb
                     cipher._provider = provider
                     cipher._key = key
@@ -111,7 +111,7 @@ def _key_wrap_builder(backing: Any, cipher_class: type, provider_of: Callable) -
             provider = provider_of(backing)
             if provider is None:
                 return None
-        cipher = _blank(cipher_class)  # a fresh object's state, as _aes_kw says
+        cipher = _blank(cipher_class)  # a fresh object's state: _aes_kw.FRESH_FIELDS, in order
         cipher._backing = backing
         cipher._provider = provider
         cipher._key = key

@@ -14,9 +14,17 @@ from __future__ import annotations
 import os
 
 from accel_agent import registry
-from accel_agent.speedups import CFB_SEGMENTS_SERVED, COUNTER_BLOCKS_SERVED
+from accel_agent.speedups import (
+    CFB_SEGMENTS_SERVED,
+    COUNTER_BLOCKS_SERVED,
+    KEY,
+    NONCE,
+    PROVIDER,
+    fresh,
+)
 from accel_agent.targets.pycryptodome import _buffers
 from accel_agent.targets.pycryptodome._block_modes import (
+    CTR_FRESH_FIELDS,
     MODE_CBC,
     MODE_CFB,
     MODE_CTR,
@@ -220,6 +228,22 @@ class CtrBuilder(ModeBuilder):
             self.native(self.backing)
             return None
         return self.cls(self.backing, provider, key, block)
+
+    def fresh_values(self, nonce_size: int) -> tuple:
+        """CTR_FRESH_FIELDS' values for ``new(key, MODE_CTR, nonce=nonce)``, bytes of that size.
+
+        What ``build`` makes for that call, taken from the class's own
+        ``__init__`` run once on placeholders (so the per-size values, the
+        counter field's length and limits, are computed in one place); the
+        counter block, a fresh object per call, becomes ``speedups.fresh``.
+        """
+        counter = CounterBlock(NONCE, self.block_size - nonce_size)
+        probe = object.__new__(self.cls)
+        self.cls.__init__(probe, self.backing, PROVIDER, KEY, counter)
+        stored = vars(probe)
+        slots = CounterBlock.__slots__
+        stored["_counter"] = fresh(CounterBlock, slots, tuple(getattr(counter, n) for n in slots))
+        return tuple(stored[name] for name in CTR_FRESH_FIELDS)
 
     def nonce_and_initial_value(self, nonce: Any, initial_value: Any) -> CounterBlock | None:
         """``nonce`` + ``initial_value`` as a counter block, when plain and valid."""

@@ -505,6 +505,13 @@ class CounterBlock:
         }
 
 
+# The layout of a fresh CtrCipher, __init__'s stores in its order for a
+# counter without a suffix (AES.new(key, AES.MODE_CTR, nonce=nonce)). The
+# compiled AES.new makes the same stores (CtrBuilder.fresh_values,
+# speedups.add_shape); tests/test_speedups.py holds both paths to it.
+CTR_FRESH_FIELDS = ("_backing", "_provider", "_key", "_counter", "nonce", "_cycle", "_limit")
+
+
 @named_as("CtrMode")
 class CtrCipher(_StreamingMode):
     """pycryptodome's ``CtrMode``, for any counter block it takes.

@@ -24,7 +24,11 @@ from accel_agent.targets.pycryptodome._block_builders import (
     ModeBuilder,
     classic_builders,
 )
-from accel_agent.targets.pycryptodome._block_modes import apply_calibration
+from accel_agent.targets.pycryptodome._block_modes import (
+    CTR_FRESH_FIELDS,
+    MODE_CTR,
+    apply_calibration,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -95,22 +99,54 @@ def patch(module: ModuleType) -> None:
         GcmCipher, FRESH_FIELDS, gcm_backing, gcm_slot, UNRESOLVED, new, original_new,
         shape=(MODE_GCM, KEY_SIZES, GCM_NONCE_SIZES),
     )  # fmt: skip
-    # CCM's shape too, once its code is loaded (its first use).
-    later.on_load = lambda: _serve_ccm_shape(installed, later.backing("aes-ccm"))
+    # CTR's shape now (its code is loaded), the later modes' once theirs is (their first use).
+    _serve_ctr_shape(installed, made[MODE_CTR])
+    later.on_load = lambda loaded: _serve_later_shapes(installed, later, loaded)
     patching.patch_attribute(module, "new", installed)
 
 
-def _serve_ccm_shape(front: Any, backing: Any) -> None:
-    """``AES.new(key, AES.MODE_CCM, nonce=nonce)`` with bytes served by the compiled front.
+def _serve_ctr_shape(front: Any, ctr: Any) -> None:
+    """``AES.new(key, AES.MODE_CTR, nonce=nonce)`` with bytes served by the compiled front.
 
-    It makes what the CCM builder's flat path makes (``_aes_ccm.FRESH_FIELDS``).
+    Nonces of every size the CTR builder takes (shorter than the block); it
+    makes what the builder makes for them (``_block_modes.CTR_FRESH_FIELDS``).
     """
-    from accel_agent.targets.pycryptodome import _aes_ccm
+    speedups.add_shape(
+        front, MODE_CTR, ctr.cls, CTR_FRESH_FIELDS, ctr.fresh_values, ctr.backing.slot,
+        range(ctr.block_size),
+    )  # fmt: skip
 
+
+def _serve_later_shapes(front: Any, later: _FirstUseModes, loaded: dict) -> None:
+    """The compiled front serves, with bytes, what the builders' flat paths make.
+
+    ``AES.new(key, AES.MODE_CCM, nonce=nonce)`` (``_aes_ccm.FRESH_FIELDS``),
+    ``AES.new(key, AES.MODE_OCB, nonce=nonce)`` (``_aes_ocb.FRESH_FIELDS``) and,
+    where this pycryptodome has them, ``AES.new(key, AES.MODE_KW)`` and
+    ``MODE_KWP`` (``_aes_kw.FRESH_FIELDS``).
+    """
+    from accel_agent.providers.aes_aead import OCB_NONCE_SIZES
+    from accel_agent.targets.pycryptodome import _aes_ccm, _aes_kw, _aes_ocb
+
+    ccm, ocb = later.backing("aes-ccm"), later.backing("aes-ocb")
     speedups.add_shape(
         front, MODE_CCM, _aes_ccm.CcmCipher, _aes_ccm.FRESH_FIELDS,
-        _aes_ccm.fresh_values(backing), backing.slot, _aes_ccm.NONCE_SIZES,
+        _aes_ccm.fresh_values(ccm), ccm.slot, _aes_ccm.NONCE_SIZES,
     )  # fmt: skip
+    speedups.add_shape(
+        front, MODE_OCB, _aes_ocb.OcbCipher, _aes_ocb.FRESH_FIELDS,
+        _aes_ocb.fresh_values(ocb), ocb.slot, OCB_NONCE_SIZES,
+    )  # fmt: skip
+    for mode, cls, primitive in (
+        (MODE_KW, _aes_kw.KwCipher, "aes-kw"),
+        (MODE_KWP, _aes_kw.KwpCipher, "aes-kwp"),
+    ):
+        if mode in loaded:
+            backing = later.backing(primitive)
+            speedups.add_shape(
+                front, mode, cls, _aes_kw.FRESH_FIELDS, _aes_kw.fresh_values(backing),
+                backing.slot,
+            )  # fmt: skip
 
 
 def _siv_key_bytes(key: Any) -> bytes | None:
@@ -202,7 +238,8 @@ class _FirstUseModes:
             _LATER_MODES[mode]: Backing(_LATER_MODES[mode], native_new) for mode in self._modes
         }
         self.backings = list(self._by_primitive.values())
-        self.on_load: Callable[[], None] | None = None  # run once the builders are loaded
+        # run once the builders are loaded, given them (mode -> builder)
+        self.on_load: Callable[[dict], None] | None = None
         for mode in self._modes:
             builders[mode] = self._first_call(mode)
 
@@ -231,7 +268,7 @@ class _FirstUseModes:
         )
         self._builders.update(loaded)
         if self.on_load is not None:
-            self.on_load()
+            self.on_load(loaded)
         return loaded
 
     def backing(self, primitive: str) -> Backing:
