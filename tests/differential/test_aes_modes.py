@@ -914,6 +914,53 @@ def test_cfb_other_segment_sizes_long_calls(aes, key, iv, segment_size, size, se
     both(cfb_segments, aes, key, iv, segment_size, blob, enc_cuts, dec_cuts)
 
 
+# ----------------------------------------------------------------- the kept ciphertext tail
+
+# Chunks of every kind the streaming methods keep a tail of: long bytes (kept by
+# reference, inline in the method), short bytes, and other buffers (_Tail.push).
+TAIL_CHUNKS = {
+    "MODE_CBC": (48, 16, "bytearray 32", 64, "memoryview 16"),
+    "MODE_CFB": (40, 5, "bytearray 33", 70, "memoryview 3", 31),
+}
+
+
+def tail_then_twin(rec, aes, mode, segment_size, method_name, key, iv, blob, stop):
+    options = {"iv": iv} if segment_size is None else {"iv": iv, "segment_size": segment_size}
+    cipher = rec.call("new", aes.new, key, getattr(aes, mode), **options)
+    method = getattr(cipher, method_name)
+    offset = 0
+    for chunk in TAIL_CHUNKS[mode][:stop]:  # the twin takes over after any of them
+        kind, _, size = str(chunk).rpartition(" ")
+        piece = blob[offset : offset + int(size)]
+        offset += int(size)
+        if kind == "bytearray":
+            piece = bytearray(piece)
+        elif kind == "memoryview":
+            piece = memoryview(piece)
+        rec.call("%s %s" % (method_name, chunk), method, piece)
+    # A twin takes over from the kept tail (a str is native's TypeError) and goes on.
+    rec.call(method_name + " str", method, "text")
+    rec.call(method_name + " after", method, blob[offset : offset + 32])
+
+
+@with_flavours
+@pytest.mark.parametrize(
+    "mode, segment_size",
+    [
+        pytest.param("MODE_CBC", None, marks=pytest.mark.accelerates("aes-cbc")),
+        pytest.param("MODE_CFB", 8, marks=pytest.mark.accelerates("aes-cfb")),
+        pytest.param("MODE_CFB", 128, marks=pytest.mark.accelerates("aes-cfb")),
+    ],
+)
+@pytest.mark.parametrize("method_name", ["encrypt", "decrypt"])
+@ds.DIFF_SETTINGS
+@given(key=ds.keys, iv=ivs, blob=st.binary(min_size=300, max_size=300), stop=st.integers(1, 6))
+def test_stream_tail_then_twin(aes, mode, segment_size, method_name, key, iv, blob, stop):
+    """CBC's and CFB's methods keep the ciphertext's tail inline for long bytes, through
+    _Tail for other chunks: a twin built from it continues the stream as native does."""
+    both(tail_then_twin, aes, mode, segment_size, method_name, key, iv, blob, stop)
+
+
 # ----------------------------------------------------------------- random nonces and IVs
 
 

@@ -89,7 +89,9 @@ class CfbProvider:
         cfb_block = ModeProvider(cipher, "CFB", shares_key_with=(cfb8.keys,))
         self.cipher = cipher
         self.primitive = cfb_block.primitive
-        self._by_segment = dict(zip(cipher.cfb_segments, (cfb8, cfb_block)))
+        # segment size in bits -> the ModeProvider of OpenSSL's CFB of that segment: a
+        # caller that knows its segment size asks it for contexts directly (a frame less).
+        self.by_segment = dict(zip(cipher.cfb_segments, (cfb8, cfb_block)))
         # Other segment sizes' decryption: the shift registers through ECB.
         self._ecb = ModeProvider(cipher, "ECB")
 
@@ -98,10 +100,10 @@ class CfbProvider:
         return self._ecb.encryptor(key)
 
     def encryptor(self, key: bytes, iv: bytes, segment_size: int):
-        return self._by_segment[segment_size].encryptor(key, iv)
+        return self.by_segment[segment_size].encryptor(key, iv)
 
     def decryptor(self, key: bytes, iv: bytes, segment_size: int):
-        return self._by_segment[segment_size].decryptor(key, iv)
+        return self.by_segment[segment_size].decryptor(key, iv)
 
 
 class CtrProvider(ModeProvider):

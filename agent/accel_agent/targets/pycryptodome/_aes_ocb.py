@@ -11,7 +11,7 @@ not a truncated long one); the builder leaves the rest to native.
 from __future__ import annotations
 
 from accel_agent import speedups
-from accel_agent.targets.pycryptodome import _buffers
+from accel_agent.targets.pycryptodome import _buffers, _first_use
 from accel_agent.targets.pycryptodome._aead_base import open_whole
 from accel_agent.targets.pycryptodome._aes_one_shot import (
     AFTER_DIGEST,
@@ -30,6 +30,7 @@ MODE_OCB = 12
 # The longest message (with its tag joined) that one AESOCB3 call takes.
 _ONE_SHOT_MAX = _buffers.ONE_CALL_MAX - TAG_SIZE
 _seal_split = speedups.seal_split
+_ONE_CALL_MAX = _buffers.ONE_CALL_MAX
 
 # The layout of a fresh OcbCipher from AES.new(key, AES.MODE_OCB, nonce=nonce):
 # the attributes the builder's flat path stores, in its order (and
@@ -69,30 +70,44 @@ class OcbCipher(OneShotAead):
         return OneShotAead.update(self, assoc_data)
 
     def encrypt_and_digest(self, plaintext: Any, *args: Any, **kwargs: Any) -> tuple[Any, bytes]:
+        aad = self._aad
         if (
             type(plaintext) is bytes
             and not args
             and not kwargs
             and len(plaintext) <= _ONE_SHOT_MAX
-            and (not self._aad or _buffers.aad_fits(self._aad))
-            and self._claim(AFTER_DIGEST)
-        ):
-            sealed = _seal_split(
-                self._provider.one_shot(self._key).encrypt,
-                self.nonce,
-                plaintext,
-                self._aad_bytes(),
-                TAG_SIZE,
+            # one chunk (the common case) checked inline, without aad_fits' frame
+            and (
+                not aad
+                or (len(aad) == 1 and len(aad[0]) <= _ONE_CALL_MAX)
+                or _buffers.aad_fits(aad)
             )
-            self._tag = sealed[1]
-            self._aad = ()
-            self._backing.slot.calls += 1
-            return sealed
+        ):
+            # The claim of the fresh object (OneShotAead._claim), inline: one
+            # frame less per message.
+            with _first_use.FIRST_USE_LOCK:
+                claimed = self._next is INITIAL and self._twin is None
+                if claimed:
+                    self._next = AFTER_DIGEST
+            if claimed:
+                aad = self._aad  # as the claim left it
+                sealed = _seal_split(
+                    self._provider.one_shot(self._key).encrypt,
+                    self.nonce,
+                    plaintext,
+                    (aad[0] if len(aad) == 1 else b"".join(aad)) if aad else None,
+                    TAG_SIZE,
+                )
+                self._tag = sealed[1]
+                self._aad = ()
+                self._backing.slot.calls += 1
+                return sealed
         return OneShotAead.encrypt_and_digest(self, plaintext, *args, **kwargs)
 
     def decrypt_and_verify(
         self, ciphertext: Any, received_mac_tag: Any, *args: Any, **kwargs: Any
     ) -> Any:
+        aad = self._aad
         if (
             type(ciphertext) is bytes
             and type(received_mac_tag) is bytes
@@ -100,20 +115,30 @@ class OcbCipher(OneShotAead):
             and not kwargs
             and len(received_mac_tag) == TAG_SIZE
             and len(ciphertext) <= _ONE_SHOT_MAX
-            and (not self._aad or _buffers.aad_fits(self._aad))
-            and self._claim(AFTER_VERIFY)
-        ):
-            self._backing.slot.calls += 1
-            plaintext = open_whole(
-                self,
-                self._provider.one_shot(self._key).decrypt,
-                self.nonce,
-                ciphertext,
-                received_mac_tag,
-                self._aad_bytes(),
+            # one chunk (the common case) checked inline, without aad_fits' frame
+            and (
+                not aad
+                or (len(aad) == 1 and len(aad[0]) <= _ONE_CALL_MAX)
+                or _buffers.aad_fits(aad)
             )
-            self._aad = ()
-            return plaintext
+        ):
+            with _first_use.FIRST_USE_LOCK:  # the claim, inline (as in encrypt_and_digest)
+                claimed = self._next is INITIAL and self._twin is None
+                if claimed:
+                    self._next = AFTER_VERIFY
+            if claimed:
+                aad = self._aad  # as the claim left it
+                self._backing.slot.calls += 1
+                plaintext = open_whole(
+                    self,
+                    self._provider.one_shot(self._key).decrypt,
+                    self.nonce,
+                    ciphertext,
+                    received_mac_tag,
+                    (aad[0] if len(aad) == 1 else b"".join(aad)) if aad else None,
+                )
+                self._aad = ()
+                return plaintext
         return OneShotAead.decrypt_and_verify(self, ciphertext, received_mac_tag, *args, **kwargs)
 
     def _open_failed(self, ciphertext: bytes, received_mac_tag: bytes) -> None:

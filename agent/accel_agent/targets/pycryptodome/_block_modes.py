@@ -154,35 +154,14 @@ class EcbCipher(_BlockMode):
         return _buffers.deliver(result, output)
 
 
-class _StreamingMode(_BlockMode):
-    """Modes with pycryptodome's order rule: after encrypt only encrypt, after decrypt only decrypt.
+def _processing(direction: str) -> Callable:
+    """A streaming mode's ``encrypt`` or ``decrypt``: the method itself, ``direction`` bound.
 
-    ``_position`` counts the bytes processed; subclasses say how a twin is
-    brought to the same point (:meth:`_fresh_twin` plus :meth:`_catch_up`).
+    One function per direction, not a shared ``_process(direction, ...)``
+    called by both: a frame less per message.
     """
 
-    _direction = None
-    _context = None
-    _position = 0
-    _unit = 1  # the input length must be a multiple of this (CBC: the block size)
-    _whole_blocks = False  # whether _unit is the block size (classes_for sets it)
-    _limit = sys.maxsize  # bytes OpenSSL can serve in this stream (CTR: until the counter wraps)
-    _keeps_tails = True  # whether _record() keeps what a twin would need (CTR needs nothing)
-    # A first call this long means a stream native serves faster (CFB-8).
-    _native_from = sys.maxsize
-
-    def _twin_for_copy(self) -> Any:
-        if self._twin is None and self._direction is None:
-            return self._switch_to_twin()  # a copy before the first call (NativeFace.__copy__)
-        return None
-
-    def encrypt(self, plaintext: Any, output: Any = None) -> bytes | None:
-        return self._process(ENCRYPT, plaintext, output)
-
-    def decrypt(self, ciphertext: Any, output: Any = None) -> bytes | None:
-        return self._process(DECRYPT, ciphertext, output)
-
-    def _process(self, direction: str, data: Any, output: Any) -> bytes | None:
+    def method(self: _StreamingMode, data: Any, output: Any = None) -> bytes | None:
         current = self._direction
         if self._twin is None and (current is direction or current is None):
             # bytes without output= is by far the most common call: checked inline.
@@ -205,7 +184,13 @@ class _StreamingMode(_BlockMode):
                             # (providers.contexts), as if the calls came in turn.
                             result = when_free(stream_update, context, data)
                         if self._keeps_tails:
-                            self._record(data, result, direction)
+                            # _record(), inline for the common chunk: a long bytes
+                            # object is kept by reference (_Tail.push).
+                            chunk = data if direction is DECRYPT else result
+                            if len(chunk) >= 32 and type(chunk) is bytes:
+                                self._ciphertext_tail._data = chunk
+                            else:
+                                self._record(data, result, direction)
                         self._position += length
                         self._backing.slot.calls += 1
                         if output is None:
@@ -217,6 +202,38 @@ class _StreamingMode(_BlockMode):
                 self._direction = direction
         twin = self._switch_to_twin()
         return getattr(twin, direction)(data, output=output)
+
+    method.__name__ = direction
+    method.__qualname__ = "_StreamingMode." + direction
+    return method
+
+
+class _StreamingMode(_BlockMode):
+    """Modes with pycryptodome's order rule: after encrypt only encrypt, after decrypt only decrypt.
+
+    ``_position`` counts the bytes processed; subclasses say how a twin is
+    brought to the same point (:meth:`_fresh_twin` plus :meth:`_catch_up`).
+    """
+
+    _direction = None
+    _context = None
+    _position = 0
+    _unit = 1  # the input length must be a multiple of this (CBC: the block size)
+    _whole_blocks = False  # whether _unit is the block size (classes_for sets it)
+    _limit = sys.maxsize  # bytes OpenSSL can serve in this stream (CTR: until the counter wraps)
+    # Whether the ciphertext's last bytes are kept (_ciphertext_tail, by _record()): what
+    # a twin of CBC or CFB is brought to this state with (OFB and CTR need nothing).
+    _keeps_tails = False
+    # A first call this long means a stream native serves faster (CFB-8).
+    _native_from = sys.maxsize
+
+    def _twin_for_copy(self) -> Any:
+        if self._twin is None and self._direction is None:
+            return self._switch_to_twin()  # a copy before the first call (NativeFace.__copy__)
+        return None
+
+    encrypt = _processing(ENCRYPT)
+    decrypt = _processing(DECRYPT)
 
     def _first_use(self, direction: str, length: int) -> Any:
         """Open OpenSSL's context once, even when threads share a new object.
@@ -249,7 +266,8 @@ class _StreamingMode(_BlockMode):
         raise NotImplementedError
 
     def _record(self, data: Any, result: bytes, direction: str) -> None:
-        """Remember what a twin would need to reach this state."""
+        """Keep the ciphertext's tail (the method does it inline for a long bytes chunk)."""
+        self._ciphertext_tail.push(result if direction == ENCRYPT else data)
 
     def _fresh_twin(self) -> Any:
         raise NotImplementedError
@@ -264,6 +282,7 @@ class CbcCipher(_StreamingMode):
     """pycryptodome's ``CbcMode``; the chaining state is the last ciphertext block."""
 
     _whole_blocks = True
+    _keeps_tails = True
 
     def __init__(self, backing: Any, provider: Any, key: bytes, iv: bytes) -> None:
         _BlockMode.__init__(self, backing, provider, key)
@@ -274,9 +293,6 @@ class CbcCipher(_StreamingMode):
         if direction == ENCRYPT:
             return self._provider.encryptor(self._key, self.iv)
         return self._provider.decryptor(self._key, self.iv)
-
-    def _record(self, data: Any, result: bytes, direction: str) -> None:
-        self._ciphertext_tail.push(result if direction == ENCRYPT else data)
 
     def _fresh_twin(self) -> Any:
         return self._backing.native_new(
@@ -302,6 +318,7 @@ class CfbCipher(_StreamingMode):
     """
 
     _cfb8_native_from = sys.maxsize  # set per process from calibration
+    _keeps_tails = True
 
     def __init__(
         self, backing: Any, provider: Any, key: bytes, iv: bytes, segment_size: int
@@ -314,7 +331,10 @@ class CfbCipher(_StreamingMode):
         self._ciphertext_tail = _Tail(iv)
 
     def _open(self, direction: str) -> Any:
-        if self._segment_size not in self._provider.cipher.cfb_segments:
+        # OpenSSL's CFB of this segment size, asked directly (not through the
+        # provider's encryptor(key, iv, segment_size)): a frame less per message.
+        segments = self._provider.by_segment.get(self._segment_size)
+        if segments is None:
             # A segment size OpenSSL lacks: decryption batched over ECB,
             # encryption (serial by nature) native, through a twin.
             if direction == ENCRYPT:
@@ -322,11 +342,8 @@ class CfbCipher(_StreamingMode):
             context = self._provider.block_encryptor(self._key)
             return SegmentsDecryptor(context, self.iv, self._segment_size // 8)
         if direction == ENCRYPT:
-            return self._provider.encryptor(self._key, self.iv, self._segment_size)
-        return self._provider.decryptor(self._key, self.iv, self._segment_size)
-
-    def _record(self, data: Any, result: bytes, direction: str) -> None:
-        self._ciphertext_tail.push(result if direction == ENCRYPT else data)
+            return segments.encryptor(self._key, self.iv)
+        return segments.decryptor(self._key, self.iv)
 
     def _partial(self) -> int:
         return self._position % (self._segment_size // 8)
