@@ -71,7 +71,10 @@ def test_reports_from_a_pool_and_a_subprocess_add_up(mode, tmp_path):
         assert sha["bytes"] == 100 * calls and sha["bytes_basis"] == "measured"
         gcm = account["primitives"]["aes-gcm"]
         assert gcm["bytes"] == 64 * calls and gcm["time_basis"] == "measured"
-        assert gcm["native_cpu_s"] > gcm["agent_cpu_s"] > 0
+        # Both sides timed. Which is faster is the benchmarks' business: with
+        # 77 calls over four processes, one first call on a loaded machine
+        # (its provider's import) can outweigh the rest.
+        assert gcm["native_cpu_s"] > 0 and gcm["agent_cpu_s"] > 0
         assert account["totals"]["comparisons"] >= 2 * calls
     table = CliRunner().invoke(cli.cli, ["report", str(reports)])
     assert table.exit_code == 0
