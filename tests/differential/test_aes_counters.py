@@ -119,6 +119,46 @@ def test_counters_reused_and_split(aes, key, description, lengths, methods, muta
     both(calls_on_one_counter, aes, key, description, lengths, methods, mutate)
 
 
+def calls_into_buffers(rec, aes, key, description, lengths, kinds):
+    """One counter's stream split into calls, each given an ``output=`` of its kind."""
+    cipher = rec.call("new", aes.new, key, aes.MODE_CTR, counter=make_counter(aes, description))
+    if cipher is RAISED:
+        return
+    for index, (length, kind) in enumerate(zip(lengths, kinds)):
+        data = bytearray(ds.make_bytes(length, index))
+        if kind == "in place":
+            output = data
+        elif kind == "memoryview in place":
+            data = output = memoryview(data)
+        else:
+            output = ds.make_output(kind, length)
+        rec.call("encrypt %d" % index, cipher.encrypt, data, output=output)
+        rec.note("output %d" % index, ds.output_content(output))
+    rec.call("after", cipher.encrypt, bytes(33))  # the counter's state, seen through a call
+
+
+@served
+@with_flavours
+@ds.scaled(0.5)
+@given(
+    key=ds.keys,
+    description=counters(),
+    lengths=st.lists(
+        st.one_of(st.integers(0, 70), st.sampled_from([16, 8193, 70000, 131075])),
+        min_size=1,
+        max_size=5,
+    ),
+    kinds=st.lists(
+        st.sampled_from(list(ds.OUTPUT_KINDS) + ["in place", "memoryview in place"]),
+        min_size=5,
+        max_size=5,
+    ),
+)
+def test_counters_into_output_buffers(aes, key, description, lengths, kinds):
+    """``output=`` of every kind, in place too: what native writes there, and its state after."""
+    both(calls_into_buffers, aes, key, description, lengths, kinds)
+
+
 def run_to_the_wrap(rec, aes, key, description, total, chunk):
     counter = make_counter(aes, description)
     cipher = rec.call("new", aes.new, key, aes.MODE_CTR, counter=counter)

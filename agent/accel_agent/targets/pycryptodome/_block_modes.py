@@ -174,6 +174,8 @@ def _processing(direction: str) -> Callable:
                     if context is None:
                         context = self._first_use(direction, length)
                     if context is not None:
+                        if output is not None and not self._whole_blocks:
+                            return self._process_into(context, data, output, direction)
                         try:
                             if length < STREAM_UPDATE_FROM:
                                 result = context.update(data)
@@ -255,6 +257,26 @@ class _StreamingMode(_BlockMode):
     def _extend(self, direction: str, length: int) -> bool:
         """Whether a call past ``_limit`` can still be served here (CTR past OpenSSL's wrap)."""
         return False
+
+    def _process_into(self, context: Any, data: Any, output: Any, direction: str) -> None:
+        """A servable call with ``output=`` in a key stream mode (CTR, OFB, CFB): OpenSSL
+        writes into the caller's buffer.
+
+        ``update_into`` asks for room beyond the data only for a context whose
+        block size is more than one byte (ECB and CBC: those copy ``update``'s
+        result in); ``servable`` let through only an ``output`` of the data's
+        length that is the input's memory or none of it, and OpenSSL works in
+        place.
+        """
+        try:
+            context.update_into(data, output)
+        except RuntimeError:
+            when_free(context.update_into, data, output)  # another thread is inside
+        if self._keeps_tails:
+            self._record(data, output, direction)  # _Tail copies a buffer's last bytes
+        self._position += len(data)
+        self._backing.slot.calls += 1
+        return None
 
     def _build_twin(self) -> Any:
         twin = self._fresh_twin()
