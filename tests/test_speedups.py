@@ -467,6 +467,66 @@ def test_the_hash_front_counts_and_stops_when_the_registry_forgets(flavour):
 
 @needs_compiled
 @with_flavours
+def test_the_sha512_front_serves_its_truncations_as_the_python_new(flavour):
+    ensure_agent()
+    from accel_agent import patching
+
+    sha512 = import_from(flavour, "Hash.SHA512")
+    sha512.new(b"patch", truncate="256")  # the patch waits for a first call
+    require_acceleration("sha512-256")
+    require_acceleration("sha512-224")
+    native_new = patching.get_original(sha512.__name__, "new")
+    python_new = sha512.new.fallback
+
+    class Text(str):
+        pass
+
+    try:
+        kinds = {}  # the class of the Python new's objects for each truncation
+        for truncate in ("224", "256"):
+            sha512.new(b"resolve", truncate=truncate)  # the first call resolves the slot
+            kinds[truncate] = type(python_new(b"", truncate))
+        before = registry.calls()
+        for size in (0, 1, 64, 111, 112, 1000):
+            data = os.urandom(size)
+            for truncate in ("224", "256"):
+                expected = native_new(data, truncate=truncate).digest()
+                for h in (sha512.new(data, truncate=truncate), sha512.new(data, truncate)):
+                    assert h.digest() == expected
+                    assert type(h) is kinds[truncate]
+                    assert h.digest_size == native_new(data, truncate=truncate).digest_size
+        after = registry.calls()
+        assert after["sha512-256"] - before["sha512-256"] == 12
+        assert after["sha512-224"] - before["sha512-224"] == 12
+        # served in C (the variants, one per flavour, count for the slot), not by the Python new
+        compiled = [c for c in registry.slot("sha512-256").counters if type(c) is type(sha512.new)]
+        assert sum(counter.calls for counter in compiled) >= 12
+        # Shapes the front leaves to the Python new, which gives native's answers
+        data = b"abc"
+        expected = native_new(data, truncate="256").digest()
+        assert sha512.new(data, truncate=Text("256")).digest() == expected
+        assert sha512.new(bytearray(data), truncate="256").digest() == expected
+        assert sha512.new(data=data, truncate="256").digest() == expected
+        assert sha512.new(data, None).digest() == native_new(data).digest()
+        for bad in ("384", b"256", 256):
+            with pytest.raises(ValueError) as ours:
+                sha512.new(data, truncate=bad)
+            with pytest.raises(ValueError) as theirs:
+                native_new(data, truncate=bad)
+            assert str(ours.value) == str(theirs.value)
+        with pytest.raises(TypeError):
+            sha512.new(data, "256", truncate="256")  # as natively: two values for truncate
+        registry.reset()  # the variants stop until the Python new resolves them again
+        assert registry.calls().get("sha512-256", 0) == 0
+        assert sha512.new(data, truncate="256").digest() == expected
+        assert sha512.new(data, truncate="256").digest() == expected
+        assert registry.calls()["sha512-256"] == 2
+    finally:
+        registry.reset()
+
+
+@needs_compiled
+@with_flavours
 def test_the_fronts_keep_no_reference(flavour):
     ensure_agent()
     require_acceleration("aes-gcm")
@@ -587,6 +647,10 @@ WORKLOAD = textwrap.dedent(
                 copy = h.copy()
                 copy.update(b"more")
                 out.append((h.hexdigest(), copy.hexdigest(), h.new(data).digest().hex()))
+            out.append([  # SHA-512's truncations: the compiled front's variants
+                (SHA512.new(data, truncate=t).hexdigest(), SHA512.new(data, t).hexdigest())
+                for t in ("224", "256")
+            ])
         return out
 
     agent = transcript()
@@ -599,7 +663,13 @@ WORKLOAD = textwrap.dedent(
         "compiled": speedups.COMPILED,
         "same": agent == native,
         "entries": len(agent),
-        "calls": {name: calls.get(name, 0) for name in ("aes-gcm", "chacha20-poly1305", "sha256")},
+        "calls": {
+            name: calls.get(name, 0)
+            for name in (
+                "aes-gcm", "chacha20-poly1305", "xchacha20-poly1305", "sha256",
+                "sha512-224", "sha512-256",
+            )
+        },
     }))
     """
 )
@@ -622,7 +692,7 @@ def test_both_paths_give_native_results(setting, expected):
     report = json.loads(result.stdout)
     assert report["speedups"] == expected
     assert report["compiled"] == (expected == "compiled")
-    assert report["same"] and report["entries"] == 10 * 15  # sizes x entries per size
+    assert report["same"] and report["entries"] == 10 * 16  # sizes x entries per size
     assert all(count > 0 for count in report["calls"].values()), report["calls"]
 
 

@@ -15,8 +15,9 @@
  *                subclass pycryptodome's class and have a __dict__ and weak
  *                references, as native objects do
  *   HashNew      a hash module's new(data): the common shape (one bytes
- *                argument, provider resolved) in C, anything else to the
- *                Python new it was given
+ *                argument, provider resolved) in C, and with add_variant()
+ *                new(data, truncate="256") and the like (SHA-512's
+ *                truncations); anything else to the Python new it was given
  *   GcmNew       AES.new(key, AES.MODE_GCM, nonce=nonce) with bytes, in C
  *                (and the same shape of one more mode, add_shape(): CCM);
  *                anything else to the Python new it was given
@@ -260,33 +261,130 @@ typedef struct {
     PyObject *ctor;  /* the provider's constructor; None until the slot resolved */
     PyObject *slot;  /* the registry slot (kept for its owner; calls are counted here) */
     Py_ssize_t calls;  /* calls served by the fast path (registry.Slot.counters adds them) */
+    /* add_variant(): new(data, value) or new(data, <keyword>=value) with an
+       exact str value that is a key of variants is served by that HashNew
+       (SHA-512's truncations); NULL until a variant is added */
+    PyObject *variant_keyword;
+    PyObject *variants;  /* value -> HashNew */
 } HashNew;
+
+static PyTypeObject HashNew_Type;
+
+/* A new object of front's class around ctor(data), or NULL with front's
+   ctor unset (*served = 0: the caller takes the fallback) or an error. */
+static PyObject *
+HashNew_make(HashNew *front, PyObject *data, int *served)
+{
+    PyObject *ctor = front->ctor;
+    *served = ctor != NULL && ctor != Py_None;
+    if (!*served) {
+        return NULL;
+    }
+    PyTypeObject *cls = (PyTypeObject *)front->cls;
+    Py_INCREF(ctor);  /* another thread may reset front->ctor meanwhile */
+    PyObject *inner = PyObject_CallOneArg(ctor, data);
+    Py_DECREF(ctor);
+    if (inner == NULL) {
+        return NULL;
+    }
+    PyObject *obj = cls->tp_alloc(cls, 0);
+    if (obj == NULL) {
+        Py_DECREF(inner);
+        return NULL;
+    }
+    ((HashCore *)obj)->h = inner;
+    front->calls++;
+    return obj;
+}
+
+/* The variant new(data, value) / new(data, keyword=value) names, or NULL. */
+static HashNew *
+HashNew_variant(HashNew *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+{
+    PyObject *value;
+    if (nargs == 2 && kwnames == NULL) {
+        value = args[1];
+    }
+    else if (nargs == 1 && kwnames != NULL && PyTuple_GET_SIZE(kwnames) == 1) {
+        PyObject *name = PyTuple_GET_ITEM(kwnames, 0);
+        if (name != self->variant_keyword
+            && PyUnicode_Compare(name, self->variant_keyword) != 0) {
+            return NULL;  /* (a str compare raises nothing) */
+        }
+        value = args[1];
+    }
+    else {
+        return NULL;
+    }
+    if (!PyUnicode_CheckExact(value)) {
+        return NULL;
+    }
+    PyObject *variant = PyDict_GetItemWithError(self->variants, value);
+    if (variant == NULL) {
+        PyErr_Clear();  /* a str key: only a memory error, and the fallback decides */
+    }
+    return (HashNew *)variant;  /* borrowed: self->variants holds it */
+}
 
 static PyObject *
 HashNew_vectorcall(HashNew *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
 {
     Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
-    PyObject *ctor = self->ctor;
-    if (nargs == 1 && kwnames == NULL && ctor != NULL && ctor != Py_None
-        && PyBytes_CheckExact(args[0])) {
-        PyTypeObject *cls = (PyTypeObject *)self->cls;
-        Py_INCREF(ctor);  /* another thread may reset self->ctor meanwhile */
-        PyObject *inner = PyObject_CallOneArg(ctor, args[0]);
-        Py_DECREF(ctor);
-        if (inner == NULL) {
-            return NULL;
+    if (nargs >= 1 && PyBytes_CheckExact(args[0])) {
+        HashNew *front = NULL;
+        if (nargs == 1 && kwnames == NULL) {
+            front = self;
         }
-        PyObject *obj = cls->tp_alloc(cls, 0);
-        if (obj == NULL) {
-            Py_DECREF(inner);
-            return NULL;
+        else if (self->variants != NULL) {
+            front = HashNew_variant(self, args, nargs, kwnames);
         }
-        ((HashCore *)obj)->h = inner;
-        self->calls++;
-        return obj;
+        if (front != NULL) {
+            Py_INCREF(front);  /* add_variant() may replace it meanwhile */
+            int served;
+            PyObject *obj = HashNew_make(front, args[0], &served);
+            Py_DECREF(front);
+            if (served) {
+                return obj;
+            }
+        }
     }
     return call_fallback(self->fallback, args, nargsf, kwnames);
 }
+
+static PyObject *
+HashNew_add_variant(HashNew *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 3 || !PyUnicode_CheckExact(args[0]) || !PyUnicode_CheckExact(args[1])
+        || Py_TYPE(args[2]) != &HashNew_Type) {
+        PyErr_SetString(PyExc_TypeError,
+                        "add_variant(keyword: str, value: str, variant: HashNew)");
+        return NULL;
+    }
+    if (self->variant_keyword != NULL
+        && PyUnicode_Compare(self->variant_keyword, args[0]) != 0) {
+        PyErr_SetString(PyExc_ValueError, "add_variant(): one keyword per front");
+        return NULL;
+    }
+    if (self->variants == NULL) {
+        self->variants = PyDict_New();
+        if (self->variants == NULL) {
+            return NULL;
+        }
+        Py_INCREF(args[0]);
+        self->variant_keyword = args[0];
+    }
+    if (PyDict_SetItem(self->variants, args[1], args[2]) < 0) {
+        return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef HashNew_methods[] = {
+    {"add_variant", (PyCFunction)(void (*)(void))HashNew_add_variant, METH_FASTCALL,
+     "add_variant(keyword, value, variant): new(data, value) and new(data, keyword=value) "
+     "with an exact str value served by variant (another HashNew), while its ctor is set"},
+    {NULL, NULL, 0, NULL},
+};
 
 static PyObject *
 HashNew_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
@@ -329,6 +427,8 @@ HashNew_traverse(HashNew *self, visitproc visit, void *arg)
     Py_VISIT(self->cls);
     Py_VISIT(self->ctor);
     Py_VISIT(self->slot);
+    Py_VISIT(self->variant_keyword);
+    Py_VISIT(self->variants);
     return 0;
 }
 
@@ -340,6 +440,8 @@ HashNew_clear(HashNew *self)
     Py_CLEAR(self->cls);
     Py_CLEAR(self->ctor);
     Py_CLEAR(self->slot);
+    Py_CLEAR(self->variant_keyword);
+    Py_CLEAR(self->variants);
     return 0;
 }
 
@@ -378,6 +480,7 @@ static PyTypeObject HashNew_Type = {
     .tp_traverse = (traverseproc)HashNew_traverse,
     .tp_clear = (inquiry)HashNew_clear,
     .tp_members = HashNew_members,
+    .tp_methods = HashNew_methods,
     .tp_getset = callable_getset,
     .tp_dictoffset = offsetof(HashNew, dict),
     .tp_new = HashNew_new,

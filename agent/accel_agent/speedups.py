@@ -274,6 +274,30 @@ def hash_new(cls: type, slot: Any, fallback: Callable, original: Callable) -> An
     return _named_like(original, fallback, make_front)
 
 
+def hash_variant(
+    front: Any, keyword: str, value: str, cls: type, slot: Any
+) -> Callable[[Callable | None], None]:
+    """Have a compiled hash ``new`` (``hash_new``'s front) serve one variant too.
+
+    ``new(data, value)`` and ``new(data, keyword=value)``, with bytes data
+    and ``value`` an exact ``str``, make a ``cls`` around the variant's
+    constructor, counted for ``slot`` (SHA-512's ``truncate="256"``).
+    Returns ``set_ctor``: the constructor arms it, None disarms it (every
+    such call then goes to the Python ``new``). Without the compiled path
+    the Python ``new`` serves the variant itself and ``set_ctor`` does nothing.
+    """
+    if _speedups is None or type(front) is not _speedups.HashNew:
+        return lambda ctor: None
+    variant = _speedups.HashNew(cls, slot, front.fallback)
+    slot.counters.append(variant)  # it counts the calls it serves
+    front.add_variant(keyword, value, variant)
+
+    def set_ctor(ctor: Callable | None) -> None:
+        variant.ctor = ctor
+
+    return set_ctor
+
+
 def gcm_new(
     cls: type,
     fields: tuple[str, ...],
