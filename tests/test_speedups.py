@@ -525,6 +525,49 @@ def test_the_sha512_front_serves_its_truncations_as_the_python_new(flavour):
         registry.reset()
 
 
+def _new_outcome(new, args, kwargs, data):
+    """What ``new(*args, **kwargs).encrypt(data)`` gave: ("ok", result) or (type, message)."""
+    try:
+        return ("ok", new(*args, **kwargs).encrypt(data))
+    except Exception as exc:  # noqa: BLE001 - compared with native's
+        return (type(exc), str(exc))
+
+
+@needs_compiled
+@with_flavours
+def test_the_chacha_fronts_serve_bytes_keywords_and_leave_the_rest_to_python(flavour):
+    ensure_agent()
+    from accel_agent import patching
+
+    key, nonce, data = os.urandom(32), os.urandom(12), os.urandom(100)
+    for name in ("Cipher.ChaCha20", "Cipher.ChaCha20_Poly1305"):
+        module = import_from(flavour, name)
+        module.new(key=key, nonce=nonce)  # the patch waits for a first call
+        front, native_new = module.new, patching.get_original(module.__name__, "new")
+        assert type(front).__name__ == "KeywordNew" and front.__wrapped__ is native_new
+        shapes = [
+            ((), {"key": key, "nonce": nonce}),
+            ((), {"nonce": nonce, "key": key}),
+            ((), {"key": bytearray(key), "nonce": nonce}),
+            ((), {"key": key, "nonce": memoryview(nonce)}),
+            ((), {"key": key, "nonce": nonce[:8]}),
+            ((), {"key": key, "nonce": nonce + nonce}),
+            ((), {"key": key[:16], "nonce": nonce}),
+            ((), {"key": key, "nonce": nonce[:5]}),
+            ((), {"key": key, "nonce": None}),
+            ((key,), {"nonce": nonce}),
+            ((), {"key": key, "nonce": nonce, "bogus": 1}),
+            ((), {"key": key}),
+        ]
+        for args, kwargs in shapes:
+            ours = _new_outcome(front, args, kwargs, data)
+            theirs = _new_outcome(native_new, args, kwargs, data)
+            if kwargs.get("nonce") is None:  # a random nonce: the same kind of outcome
+                assert ours[0] == theirs[0], (args, kwargs)
+            else:
+                assert ours == theirs, (args, kwargs)
+
+
 @needs_compiled
 @with_flavours
 def test_the_fronts_keep_no_reference(flavour):
@@ -639,7 +682,11 @@ WORKLOAD = textwrap.dedent(
                     out.append(str(exc))
             key, nonce = rng.randbytes(32), rng.randbytes(12)
             ct, tag = ChaCha20_Poly1305.new(key=key, nonce=nonce).encrypt_and_digest(data)
-            out.append((ct.hex(), tag.hex()))
+            xnonce = rng.randbytes(24)  # XChaCha20-Poly1305: new()'s flat path
+            sealer = ChaCha20_Poly1305.new(key=key, nonce=xnonce)
+            sealer.update(nonce)
+            xct, xtag = sealer.encrypt_and_digest(data)
+            out.append((ct.hex(), tag.hex(), xct.hex(), xtag.hex()))
             opener = ChaCha20_Poly1305.new(key=key, nonce=nonce)
             out.append(opener.decrypt_and_verify(ct, tag).hex())
             for module in (MD5, SHA256, SHA512):

@@ -23,6 +23,8 @@
  *                anything else to the Python new it was given
  *   EcbMethod    an ECB object's encrypt/decrypt of bytes: its context's
  *                update() called from C, anything else to the Python method
+ *   KeywordNew   a ChaCha module's new(key=key, nonce=nonce) with bytes: to
+ *                the Python flat builder, anything else to the general new
  *   seal_split   an AEAD encrypt() whose ct || tag is returned as (ct, tag)
  *                without copying the ciphertext
  *   open_joined  an AEAD decrypt() of ct and tag joined in one allocation
@@ -1347,6 +1349,157 @@ stream_update(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     return out;
 }
 
+/* ------------------------------------------------------------------ ChaCha */
+
+/* KeywordNew(flat, general, key_size): a ChaCha module's new(key=..., nonce=...).
+
+   The common call, exactly the keywords key and nonce (either order), both
+   bytes and the key key_size long, goes to flat(key, nonce), the Python
+   function that builds the object without an __init__ frame; any other
+   call, or one flat answers None for, goes to general(*args, **kwargs) as
+   made. No Python frame of new()'s own, nor its **kwargs dictionary
+   (targets/pycryptodome/chacha.py's _keyword_new is the Python twin). */
+typedef struct {
+    PyObject_HEAD
+    CALLABLE_WITH_DICT_FIELDS;  /* fallback: general */
+    PyObject *flat;
+    Py_ssize_t key_size;
+} KeywordNew;
+
+static PyObject *str_key;  /* "key" */
+
+static int
+is_name(PyObject *name, PyObject *interned)
+{
+    return name == interned
+           || (PyUnicode_CheckExact(name) && PyUnicode_Compare(name, interned) == 0);
+}
+
+static PyObject *
+KeywordNew_vectorcall(KeywordNew *self, PyObject *const *args, size_t nargsf,
+                      PyObject *kwnames)
+{
+    if (PyVectorcall_NARGS(nargsf) == 0 && kwnames != NULL && PyTuple_GET_SIZE(kwnames) == 2
+        && self->flat != NULL) {
+        PyObject *first = PyTuple_GET_ITEM(kwnames, 0), *second = PyTuple_GET_ITEM(kwnames, 1);
+        PyObject *pair[2] = {NULL, NULL};  /* key, nonce */
+        if (is_name(first, str_key) && is_name(second, str_nonce)) {
+            pair[0] = args[0];
+            pair[1] = args[1];
+        }
+        else if (is_name(first, str_nonce) && is_name(second, str_key)) {
+            pair[0] = args[1];
+            pair[1] = args[0];
+        }
+        if (pair[0] != NULL && PyBytes_CheckExact(pair[0]) && PyBytes_CheckExact(pair[1])
+            && PyBytes_GET_SIZE(pair[0]) == self->key_size) {
+            PyObject *flat = self->flat;
+            Py_INCREF(flat);
+            PyObject *made = PyObject_Vectorcall(flat, pair, 2, NULL);
+            Py_DECREF(flat);
+            if (made != Py_None) {
+                return made;  /* the object, or NULL with flat's error */
+            }
+            Py_DECREF(made);
+        }
+    }
+    return call_fallback(self->fallback, args, nargsf, kwnames);
+}
+
+static PyObject *
+KeywordNew_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
+{
+    PyObject *flat, *general;
+    Py_ssize_t key_size;
+    static char *kwlist[] = {"flat", "general", "key_size", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOn:KeywordNew", kwlist,
+                                     &flat, &general, &key_size)) {
+        return NULL;
+    }
+    if (!PyCallable_Check(flat) || !PyCallable_Check(general)) {
+        PyErr_SetString(PyExc_TypeError, "KeywordNew: flat and general must be callable");
+        return NULL;
+    }
+    KeywordNew *self = (KeywordNew *)type->tp_alloc(type, 0);
+    if (self == NULL) {
+        return NULL;
+    }
+    Py_INCREF(flat);
+    self->flat = flat;
+    Py_INCREF(general);
+    self->fallback = general;
+    self->key_size = key_size;
+    self->vectorcall = (vectorcallfunc)KeywordNew_vectorcall;
+    return (PyObject *)self;
+}
+
+static int
+KeywordNew_traverse(KeywordNew *self, visitproc visit, void *arg)
+{
+    Py_VISIT(self->fallback);
+    Py_VISIT(self->dict);
+    Py_VISIT(self->flat);
+    return 0;
+}
+
+static int
+KeywordNew_clear(KeywordNew *self)
+{
+    Py_CLEAR(self->fallback);
+    Py_CLEAR(self->dict);
+    Py_CLEAR(self->flat);
+    return 0;
+}
+
+static void
+KeywordNew_dealloc(KeywordNew *self)
+{
+    PyObject_GC_UnTrack(self);
+    KeywordNew_clear(self);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyMemberDef KeywordNew_members[] = {
+    {"flat", T_OBJECT, offsetof(KeywordNew, flat), READONLY, "flat(key, nonce): object or None"},
+    {"fallback", T_OBJECT, offsetof(KeywordNew, fallback), READONLY, "general(*args, **kwargs)"},
+    {NULL, 0, 0, 0, NULL},
+};
+
+static PyTypeObject KeywordNew_Type = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "accel_agent._speedups.KeywordNew",
+    .tp_basicsize = sizeof(KeywordNew),
+    .tp_dealloc = (destructor)KeywordNew_dealloc,
+    .tp_vectorcall_offset = offsetof(KeywordNew, vectorcall),
+    .tp_call = PyVectorcall_Call,
+    .tp_getattro = PyObject_GenericGetAttr,
+    .tp_setattro = PyObject_GenericSetAttr,
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL,
+    .tp_doc = "KeywordNew(flat, general, key_size): a ChaCha module's new(key=, nonce=) in C.",
+    .tp_traverse = (traverseproc)KeywordNew_traverse,
+    .tp_clear = (inquiry)KeywordNew_clear,
+    .tp_members = KeywordNew_members,
+    .tp_getset = callable_getset,
+    .tp_dictoffset = offsetof(KeywordNew, dict),
+    .tp_new = KeywordNew_new,
+};
+
+/* The ChaCha section's type and name, added to the module. */
+static int
+add_chacha_types(PyObject *module)
+{
+    str_key = PyUnicode_InternFromString("key");
+    if (str_key == NULL || PyType_Ready(&KeywordNew_Type) < 0) {
+        return -1;
+    }
+    Py_INCREF(&KeywordNew_Type);
+    if (PyModule_AddObject(module, "KeywordNew", (PyObject *)&KeywordNew_Type) < 0) {
+        Py_DECREF(&KeywordNew_Type);
+        return -1;
+    }
+    return 0;
+}
+
 /* ------------------------------------------------------------------ CounterStream */
 
 /* CounterStream(context, block, counter_offset, counter_len, little_endian)
@@ -2023,6 +2176,10 @@ PyInit__speedups(void)
             Py_DECREF(module);
             return NULL;
         }
+    }
+    if (add_chacha_types(module) < 0) {
+        Py_DECREF(module);
+        return NULL;
     }
     return module;
 }

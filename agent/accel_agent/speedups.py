@@ -298,6 +298,23 @@ def hash_variant(
     return set_ctor
 
 
+def keyword_new(
+    flat: Callable, general: Callable, python_new: Callable, original: Callable, key_size: int
+) -> Any:
+    """A ChaCha module's ``new``: ``python_new`` itself, or a compiled front doing the same.
+
+    ``python_new`` (``targets/pycryptodome/chacha.py``'s ``_keyword_new``)
+    hands ``new(key=key, nonce=nonce)``, bytes with a ``key_size`` key, to
+    ``flat(key, nonce)`` and takes its object unless it is None; every other
+    call goes to ``general(*args, **kwargs)``. The compiled front
+    (``_speedups.KeywordNew``) does that without ``python_new``'s frame.
+    Either is named as ``original``.
+    """
+    return _named_like(
+        original, python_new, lambda: _speedups.KeywordNew(flat, general, key_size)
+    )
+
+
 def gcm_new(
     cls: type,
     fields: tuple[str, ...],
