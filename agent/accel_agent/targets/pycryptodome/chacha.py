@@ -161,9 +161,14 @@ def patch_chacha20(module: ModuleType) -> None:
             cipher.nonce = nonce
             cipher._stream_key = key
             cipher._stream_nonce = nonce
+            # Both limits stored for either size, in one order: objects of one
+            # layout only. 8-byte objects that alone stored them cost ~4k
+            # instructions more per message once 12-byte ones had been made.
             if size == 8:
                 cipher._limit = _LIMIT_64
                 cipher._context_end = _SPAN_BYTES
+            else:
+                cipher._limit = cipher._context_end = _LIMIT_32
             return cipher
         return None
 
@@ -273,15 +278,16 @@ class ChaCha20Cipher(NativeFace):
         self._key = key  # the key as given (XChaCha20's twin derives its subkey again)
         self.nonce = nonce
         size = len(nonce)
-        if size == 12:
-            self._stream_key, self._stream_nonce = key, nonce
-        elif size == 24:
+        if size == 24:
             extended = backing.extended or provider.extended
             self._stream_key, self._stream_nonce = extended(key, nonce)
         else:
             self._stream_key, self._stream_nonce = key, nonce
+        if size == 8:  # the same stores as flat's, in its order (one layout)
             self._limit = _LIMIT_64
             self._context_end = _SPAN_BYTES
+        else:
+            self._limit = self._context_end = _LIMIT_32
 
     def encrypt(self, plaintext: Any, output: Any = None) -> bytes | None:
         if output is None and type(plaintext) is bytes and self._twin is None:
