@@ -243,3 +243,30 @@ def test_aead_message_limit_is_judged_as_natively(flavour, method, extra):
         except Exception as exc:  # noqa: BLE001 - the exception is the outcome
             outcomes.append((type(exc).__name__, str(exc)))
     assert outcomes[0] == outcomes[1]
+
+
+@pytest.mark.parametrize("flavour", FLAVOURS)
+def test_xchacha20_poly1305_new_takes_the_flat_path_with_natives_results(flavour):
+    """new(key=..., nonce=24 bytes) builds the object in new()'s flat path (subkey there too)."""
+    ensure_agent()
+    from accel_agent.targets.pycryptodome._chacha_aead import ChaCha20Poly1305Cipher
+
+    module = import_from(flavour, "Cipher.ChaCha20_Poly1305")
+    native_new = native(flavour, "ChaCha20_Poly1305")
+    rng = random.Random(24)
+    module.new(key=bytes(32), nonce=bytes(24))  # the first call resolves the slot
+    if not registry.slot("xchacha20-poly1305").provider:
+        pytest.skip("xchacha20-poly1305 is not accelerated here")
+    before = registry.calls()["xchacha20-poly1305"]
+    for size in (0, 1, 64, 1000):
+        key, nonce, aad, data = (rng.randbytes(n) for n in (32, 24, rng.randrange(40), size))
+        ours, theirs = module.new(key=key, nonce=nonce), native_new(key=key, nonce=nonce)
+        assert type(ours) is ChaCha20Poly1305Cipher and ours.nonce == nonce
+        ours.update(aad)
+        theirs.update(aad)
+        sealed = ours.encrypt_and_digest(data)
+        assert sealed == theirs.encrypt_and_digest(data)
+        opener = module.new(nonce=nonce, key=key)  # either keyword order
+        opener.update(aad)
+        assert opener.decrypt_and_verify(*sealed) == data
+    assert registry.calls()["xchacha20-poly1305"] - before == 8

@@ -716,6 +716,109 @@ def test_the_hash_front_counts_and_stops_when_the_registry_forgets(flavour):
 
 @needs_compiled
 @with_flavours
+def test_the_sha512_front_serves_its_truncations_as_the_python_new(flavour):
+    ensure_agent()
+    from accel_agent import patching
+
+    sha512 = import_from(flavour, "Hash.SHA512")
+    sha512.new(b"patch", truncate="256")  # the patch waits for a first call
+    require_acceleration("sha512-256")
+    require_acceleration("sha512-224")
+    native_new = patching.get_original(sha512.__name__, "new")
+    python_new = sha512.new.fallback
+
+    class Text(str):
+        pass
+
+    try:
+        kinds = {}  # the class of the Python new's objects for each truncation
+        for truncate in ("224", "256"):
+            sha512.new(b"resolve", truncate=truncate)  # the first call resolves the slot
+            kinds[truncate] = type(python_new(b"", truncate))
+        before = registry.calls()
+        for size in (0, 1, 64, 111, 112, 1000):
+            data = os.urandom(size)
+            for truncate in ("224", "256"):
+                expected = native_new(data, truncate=truncate).digest()
+                for h in (sha512.new(data, truncate=truncate), sha512.new(data, truncate)):
+                    assert h.digest() == expected
+                    assert type(h) is kinds[truncate]
+                    assert h.digest_size == native_new(data, truncate=truncate).digest_size
+        after = registry.calls()
+        assert after["sha512-256"] - before["sha512-256"] == 12
+        assert after["sha512-224"] - before["sha512-224"] == 12
+        # served in C (the variants, one per flavour, count for the slot), not by the Python new
+        compiled = [c for c in registry.slot("sha512-256").counters if type(c) is type(sha512.new)]
+        assert sum(counter.calls for counter in compiled) >= 12
+        # Shapes the front leaves to the Python new, which gives native's answers
+        data = b"abc"
+        expected = native_new(data, truncate="256").digest()
+        assert sha512.new(data, truncate=Text("256")).digest() == expected
+        assert sha512.new(bytearray(data), truncate="256").digest() == expected
+        assert sha512.new(data=data, truncate="256").digest() == expected
+        assert sha512.new(data, None).digest() == native_new(data).digest()
+        for bad in ("384", b"256", 256):
+            with pytest.raises(ValueError) as ours:
+                sha512.new(data, truncate=bad)
+            with pytest.raises(ValueError) as theirs:
+                native_new(data, truncate=bad)
+            assert str(ours.value) == str(theirs.value)
+        with pytest.raises(TypeError):
+            sha512.new(data, "256", truncate="256")  # as natively: two values for truncate
+        registry.reset()  # the variants stop until the Python new resolves them again
+        assert registry.calls().get("sha512-256", 0) == 0
+        assert sha512.new(data, truncate="256").digest() == expected
+        assert sha512.new(data, truncate="256").digest() == expected
+        assert registry.calls()["sha512-256"] == 2
+    finally:
+        registry.reset()
+
+
+def _new_outcome(new, args, kwargs, data):
+    """What ``new(*args, **kwargs).encrypt(data)`` gave: ("ok", result) or (type, message)."""
+    try:
+        return ("ok", new(*args, **kwargs).encrypt(data))
+    except Exception as exc:  # noqa: BLE001 - compared with native's
+        return (type(exc), str(exc))
+
+
+@needs_compiled
+@with_flavours
+def test_the_chacha_fronts_serve_bytes_keywords_and_leave_the_rest_to_python(flavour):
+    ensure_agent()
+    from accel_agent import patching
+
+    key, nonce, data = os.urandom(32), os.urandom(12), os.urandom(100)
+    for name in ("Cipher.ChaCha20", "Cipher.ChaCha20_Poly1305"):
+        module = import_from(flavour, name)
+        module.new(key=key, nonce=nonce)  # the patch waits for a first call
+        front, native_new = module.new, patching.get_original(module.__name__, "new")
+        assert type(front).__name__ == "KeywordNew" and front.__wrapped__ is native_new
+        shapes = [
+            ((), {"key": key, "nonce": nonce}),
+            ((), {"nonce": nonce, "key": key}),
+            ((), {"key": bytearray(key), "nonce": nonce}),
+            ((), {"key": key, "nonce": memoryview(nonce)}),
+            ((), {"key": key, "nonce": nonce[:8]}),
+            ((), {"key": key, "nonce": nonce + nonce}),
+            ((), {"key": key[:16], "nonce": nonce}),
+            ((), {"key": key, "nonce": nonce[:5]}),
+            ((), {"key": key, "nonce": None}),
+            ((key,), {"nonce": nonce}),
+            ((), {"key": key, "nonce": nonce, "bogus": 1}),
+            ((), {"key": key}),
+        ]
+        for args, kwargs in shapes:
+            ours = _new_outcome(front, args, kwargs, data)
+            theirs = _new_outcome(native_new, args, kwargs, data)
+            if kwargs.get("nonce") is None:  # a random nonce: the same kind of outcome
+                assert ours[0] == theirs[0], (args, kwargs)
+            else:
+                assert ours == theirs, (args, kwargs)
+
+
+@needs_compiled
+@with_flavours
 def test_the_fronts_keep_no_reference(flavour):
     ensure_agent()
     require_acceleration("aes-gcm")
@@ -818,7 +921,10 @@ WORKLOAD = textwrap.dedent(
 
     rng = random.Random(1)
     sizes = [0, 1, 15, 16, 17, 64, 1000, 16384, 40000, 70000]
-    WATCHED = ["aes-gcm", "aes-ctr", "aes-ocb", "chacha20-poly1305", "sha256"]
+    WATCHED = [
+        "aes-gcm", "aes-ctr", "aes-ocb", "chacha20-poly1305", "xchacha20-poly1305", "sha256",
+        "sha512-224", "sha512-256",
+    ]
     if hasattr(AES, "MODE_KW"):
         WATCHED += ["aes-kw", "aes-kwp"]
 
@@ -851,7 +957,11 @@ WORKLOAD = textwrap.dedent(
                 out.append(mode and AES.new(key, mode).seal(wrap_data).hex())
             key, nonce = rng.randbytes(32), rng.randbytes(12)
             ct, tag = ChaCha20_Poly1305.new(key=key, nonce=nonce).encrypt_and_digest(data)
-            out.append((ct.hex(), tag.hex()))
+            xnonce = rng.randbytes(24)  # XChaCha20-Poly1305: new()'s flat path
+            sealer = ChaCha20_Poly1305.new(key=key, nonce=xnonce)
+            sealer.update(nonce)
+            xct, xtag = sealer.encrypt_and_digest(data)
+            out.append((ct.hex(), tag.hex(), xct.hex(), xtag.hex()))
             opener = ChaCha20_Poly1305.new(key=key, nonce=nonce)
             out.append(opener.decrypt_and_verify(ct, tag).hex())
             for module in (MD5, SHA256, SHA512):
@@ -859,6 +969,10 @@ WORKLOAD = textwrap.dedent(
                 copy = h.copy()
                 copy.update(b"more")
                 out.append((h.hexdigest(), copy.hexdigest(), h.new(data).digest().hex()))
+            out.append([  # SHA-512's truncations: the compiled front's variants
+                (SHA512.new(data, truncate=t).hexdigest(), SHA512.new(data, t).hexdigest())
+                for t in ("224", "256")
+            ])
         return out
 
     agent = transcript()
@@ -894,7 +1008,7 @@ def test_both_paths_give_native_results(setting, expected):
     report = json.loads(result.stdout)
     assert report["speedups"] == expected
     assert report["compiled"] == (expected == "compiled")
-    assert report["same"] and report["entries"] == 10 * 23  # sizes x entries per size
+    assert report["same"] and report["entries"] == 10 * 24  # sizes x entries per size
     assert all(count > 0 for count in report["calls"].values()), report["calls"]
 
 

@@ -15,14 +15,17 @@
  *                subclass pycryptodome's class and have a __dict__ and weak
  *                references, as native objects do
  *   HashNew      a hash module's new(data): the common shape (one bytes
- *                argument, provider resolved) in C, anything else to the
- *                Python new it was given
+ *                argument, provider resolved) in C, and with add_variant()
+ *                new(data, truncate="256") and the like (SHA-512's
+ *                truncations); anything else to the Python new it was given
  *   GcmNew       AES.new(key, AES.MODE_GCM, nonce=nonce) with bytes, in C
  *                (and, add_shape(), the other modes' new(key, mode,
  *                nonce=nonce) or new(key, mode): CTR, CCM, OCB, KW, KWP);
  *                anything else to the Python new it was given
  *   EcbMethod    an ECB object's encrypt/decrypt of bytes: its context's
  *                update() called from C, anything else to the Python method
+ *   KeywordNew   a ChaCha module's new(key=key, nonce=nonce) with bytes: to
+ *                the Python flat builder, anything else to the general new
  *   seal_split   an AEAD encrypt() whose ct || tag is returned as (ct, tag)
  *                without copying the ciphertext
  *   open_joined  an AEAD decrypt() of ct and tag joined in one allocation
@@ -261,33 +264,130 @@ typedef struct {
     PyObject *ctor;  /* the provider's constructor; None until the slot resolved */
     PyObject *slot;  /* the registry slot (kept for its owner; calls are counted here) */
     Py_ssize_t calls;  /* calls served by the fast path (registry.Slot.counters adds them) */
+    /* add_variant(): new(data, value) or new(data, <keyword>=value) with an
+       exact str value that is a key of variants is served by that HashNew
+       (SHA-512's truncations); NULL until a variant is added */
+    PyObject *variant_keyword;
+    PyObject *variants;  /* value -> HashNew */
 } HashNew;
+
+static PyTypeObject HashNew_Type;
+
+/* A new object of front's class around ctor(data), or NULL with front's
+   ctor unset (*served = 0: the caller takes the fallback) or an error. */
+static PyObject *
+HashNew_make(HashNew *front, PyObject *data, int *served)
+{
+    PyObject *ctor = front->ctor;
+    *served = ctor != NULL && ctor != Py_None;
+    if (!*served) {
+        return NULL;
+    }
+    PyTypeObject *cls = (PyTypeObject *)front->cls;
+    Py_INCREF(ctor);  /* another thread may reset front->ctor meanwhile */
+    PyObject *inner = PyObject_CallOneArg(ctor, data);
+    Py_DECREF(ctor);
+    if (inner == NULL) {
+        return NULL;
+    }
+    PyObject *obj = cls->tp_alloc(cls, 0);
+    if (obj == NULL) {
+        Py_DECREF(inner);
+        return NULL;
+    }
+    ((HashCore *)obj)->h = inner;
+    front->calls++;
+    return obj;
+}
+
+/* The variant new(data, value) / new(data, keyword=value) names, or NULL. */
+static HashNew *
+HashNew_variant(HashNew *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+{
+    PyObject *value;
+    if (nargs == 2 && kwnames == NULL) {
+        value = args[1];
+    }
+    else if (nargs == 1 && kwnames != NULL && PyTuple_GET_SIZE(kwnames) == 1) {
+        PyObject *name = PyTuple_GET_ITEM(kwnames, 0);
+        if (name != self->variant_keyword
+            && PyUnicode_Compare(name, self->variant_keyword) != 0) {
+            return NULL;  /* (a str compare raises nothing) */
+        }
+        value = args[1];
+    }
+    else {
+        return NULL;
+    }
+    if (!PyUnicode_CheckExact(value)) {
+        return NULL;
+    }
+    PyObject *variant = PyDict_GetItemWithError(self->variants, value);
+    if (variant == NULL) {
+        PyErr_Clear();  /* a str key: only a memory error, and the fallback decides */
+    }
+    return (HashNew *)variant;  /* borrowed: self->variants holds it */
+}
 
 static PyObject *
 HashNew_vectorcall(HashNew *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
 {
     Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
-    PyObject *ctor = self->ctor;
-    if (nargs == 1 && kwnames == NULL && ctor != NULL && ctor != Py_None
-        && PyBytes_CheckExact(args[0])) {
-        PyTypeObject *cls = (PyTypeObject *)self->cls;
-        Py_INCREF(ctor);  /* another thread may reset self->ctor meanwhile */
-        PyObject *inner = PyObject_CallOneArg(ctor, args[0]);
-        Py_DECREF(ctor);
-        if (inner == NULL) {
-            return NULL;
+    if (nargs >= 1 && PyBytes_CheckExact(args[0])) {
+        HashNew *front = NULL;
+        if (nargs == 1 && kwnames == NULL) {
+            front = self;
         }
-        PyObject *obj = cls->tp_alloc(cls, 0);
-        if (obj == NULL) {
-            Py_DECREF(inner);
-            return NULL;
+        else if (self->variants != NULL) {
+            front = HashNew_variant(self, args, nargs, kwnames);
         }
-        ((HashCore *)obj)->h = inner;
-        self->calls++;
-        return obj;
+        if (front != NULL) {
+            Py_INCREF(front);  /* add_variant() may replace it meanwhile */
+            int served;
+            PyObject *obj = HashNew_make(front, args[0], &served);
+            Py_DECREF(front);
+            if (served) {
+                return obj;
+            }
+        }
     }
     return call_fallback(self->fallback, args, nargsf, kwnames);
 }
+
+static PyObject *
+HashNew_add_variant(HashNew *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 3 || !PyUnicode_CheckExact(args[0]) || !PyUnicode_CheckExact(args[1])
+        || Py_TYPE(args[2]) != &HashNew_Type) {
+        PyErr_SetString(PyExc_TypeError,
+                        "add_variant(keyword: str, value: str, variant: HashNew)");
+        return NULL;
+    }
+    if (self->variant_keyword != NULL
+        && PyUnicode_Compare(self->variant_keyword, args[0]) != 0) {
+        PyErr_SetString(PyExc_ValueError, "add_variant(): one keyword per front");
+        return NULL;
+    }
+    if (self->variants == NULL) {
+        self->variants = PyDict_New();
+        if (self->variants == NULL) {
+            return NULL;
+        }
+        Py_INCREF(args[0]);
+        self->variant_keyword = args[0];
+    }
+    if (PyDict_SetItem(self->variants, args[1], args[2]) < 0) {
+        return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef HashNew_methods[] = {
+    {"add_variant", (PyCFunction)(void (*)(void))HashNew_add_variant, METH_FASTCALL,
+     "add_variant(keyword, value, variant): new(data, value) and new(data, keyword=value) "
+     "with an exact str value served by variant (another HashNew), while its ctor is set"},
+    {NULL, NULL, 0, NULL},
+};
 
 static PyObject *
 HashNew_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
@@ -330,6 +430,8 @@ HashNew_traverse(HashNew *self, visitproc visit, void *arg)
     Py_VISIT(self->cls);
     Py_VISIT(self->ctor);
     Py_VISIT(self->slot);
+    Py_VISIT(self->variant_keyword);
+    Py_VISIT(self->variants);
     return 0;
 }
 
@@ -341,6 +443,8 @@ HashNew_clear(HashNew *self)
     Py_CLEAR(self->cls);
     Py_CLEAR(self->ctor);
     Py_CLEAR(self->slot);
+    Py_CLEAR(self->variant_keyword);
+    Py_CLEAR(self->variants);
     return 0;
 }
 
@@ -379,6 +483,7 @@ static PyTypeObject HashNew_Type = {
     .tp_traverse = (traverseproc)HashNew_traverse,
     .tp_clear = (inquiry)HashNew_clear,
     .tp_members = HashNew_members,
+    .tp_methods = HashNew_methods,
     .tp_getset = callable_getset,
     .tp_dictoffset = offsetof(HashNew, dict),
     .tp_new = HashNew_new,
@@ -1316,6 +1421,157 @@ stream_update(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     return out;
 }
 
+/* ------------------------------------------------------------------ ChaCha */
+
+/* KeywordNew(flat, general, key_size): a ChaCha module's new(key=..., nonce=...).
+
+   The common call, exactly the keywords key and nonce (either order), both
+   bytes and the key key_size long, goes to flat(key, nonce), the Python
+   function that builds the object without an __init__ frame; any other
+   call, or one flat answers None for, goes to general(*args, **kwargs) as
+   made. No Python frame of new()'s own, nor its **kwargs dictionary
+   (targets/pycryptodome/chacha.py's _keyword_new is the Python twin). */
+typedef struct {
+    PyObject_HEAD
+    CALLABLE_WITH_DICT_FIELDS;  /* fallback: general */
+    PyObject *flat;
+    Py_ssize_t key_size;
+} KeywordNew;
+
+static PyObject *str_key;  /* "key" */
+
+static int
+is_name(PyObject *name, PyObject *interned)
+{
+    return name == interned
+           || (PyUnicode_CheckExact(name) && PyUnicode_Compare(name, interned) == 0);
+}
+
+static PyObject *
+KeywordNew_vectorcall(KeywordNew *self, PyObject *const *args, size_t nargsf,
+                      PyObject *kwnames)
+{
+    if (PyVectorcall_NARGS(nargsf) == 0 && kwnames != NULL && PyTuple_GET_SIZE(kwnames) == 2
+        && self->flat != NULL) {
+        PyObject *first = PyTuple_GET_ITEM(kwnames, 0), *second = PyTuple_GET_ITEM(kwnames, 1);
+        PyObject *pair[2] = {NULL, NULL};  /* key, nonce */
+        if (is_name(first, str_key) && is_name(second, str_nonce)) {
+            pair[0] = args[0];
+            pair[1] = args[1];
+        }
+        else if (is_name(first, str_nonce) && is_name(second, str_key)) {
+            pair[0] = args[1];
+            pair[1] = args[0];
+        }
+        if (pair[0] != NULL && PyBytes_CheckExact(pair[0]) && PyBytes_CheckExact(pair[1])
+            && PyBytes_GET_SIZE(pair[0]) == self->key_size) {
+            PyObject *flat = self->flat;
+            Py_INCREF(flat);
+            PyObject *made = PyObject_Vectorcall(flat, pair, 2, NULL);
+            Py_DECREF(flat);
+            if (made != Py_None) {
+                return made;  /* the object, or NULL with flat's error */
+            }
+            Py_DECREF(made);
+        }
+    }
+    return call_fallback(self->fallback, args, nargsf, kwnames);
+}
+
+static PyObject *
+KeywordNew_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
+{
+    PyObject *flat, *general;
+    Py_ssize_t key_size;
+    static char *kwlist[] = {"flat", "general", "key_size", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOn:KeywordNew", kwlist,
+                                     &flat, &general, &key_size)) {
+        return NULL;
+    }
+    if (!PyCallable_Check(flat) || !PyCallable_Check(general)) {
+        PyErr_SetString(PyExc_TypeError, "KeywordNew: flat and general must be callable");
+        return NULL;
+    }
+    KeywordNew *self = (KeywordNew *)type->tp_alloc(type, 0);
+    if (self == NULL) {
+        return NULL;
+    }
+    Py_INCREF(flat);
+    self->flat = flat;
+    Py_INCREF(general);
+    self->fallback = general;
+    self->key_size = key_size;
+    self->vectorcall = (vectorcallfunc)KeywordNew_vectorcall;
+    return (PyObject *)self;
+}
+
+static int
+KeywordNew_traverse(KeywordNew *self, visitproc visit, void *arg)
+{
+    Py_VISIT(self->fallback);
+    Py_VISIT(self->dict);
+    Py_VISIT(self->flat);
+    return 0;
+}
+
+static int
+KeywordNew_clear(KeywordNew *self)
+{
+    Py_CLEAR(self->fallback);
+    Py_CLEAR(self->dict);
+    Py_CLEAR(self->flat);
+    return 0;
+}
+
+static void
+KeywordNew_dealloc(KeywordNew *self)
+{
+    PyObject_GC_UnTrack(self);
+    KeywordNew_clear(self);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyMemberDef KeywordNew_members[] = {
+    {"flat", T_OBJECT, offsetof(KeywordNew, flat), READONLY, "flat(key, nonce): object or None"},
+    {"fallback", T_OBJECT, offsetof(KeywordNew, fallback), READONLY, "general(*args, **kwargs)"},
+    {NULL, 0, 0, 0, NULL},
+};
+
+static PyTypeObject KeywordNew_Type = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "accel_agent._speedups.KeywordNew",
+    .tp_basicsize = sizeof(KeywordNew),
+    .tp_dealloc = (destructor)KeywordNew_dealloc,
+    .tp_vectorcall_offset = offsetof(KeywordNew, vectorcall),
+    .tp_call = PyVectorcall_Call,
+    .tp_getattro = PyObject_GenericGetAttr,
+    .tp_setattro = PyObject_GenericSetAttr,
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL,
+    .tp_doc = "KeywordNew(flat, general, key_size): a ChaCha module's new(key=, nonce=) in C.",
+    .tp_traverse = (traverseproc)KeywordNew_traverse,
+    .tp_clear = (inquiry)KeywordNew_clear,
+    .tp_members = KeywordNew_members,
+    .tp_getset = callable_getset,
+    .tp_dictoffset = offsetof(KeywordNew, dict),
+    .tp_new = KeywordNew_new,
+};
+
+/* The ChaCha section's type and name, added to the module. */
+static int
+add_chacha_types(PyObject *module)
+{
+    str_key = PyUnicode_InternFromString("key");
+    if (str_key == NULL || PyType_Ready(&KeywordNew_Type) < 0) {
+        return -1;
+    }
+    Py_INCREF(&KeywordNew_Type);
+    if (PyModule_AddObject(module, "KeywordNew", (PyObject *)&KeywordNew_Type) < 0) {
+        Py_DECREF(&KeywordNew_Type);
+        return -1;
+    }
+    return 0;
+}
+
 /* ------------------------------------------------------------------ CounterStream */
 
 /* CounterStream(context, block, counter_offset, counter_len, little_endian)
@@ -1993,6 +2249,10 @@ PyInit__speedups(void)
             Py_DECREF(module);
             return NULL;
         }
+    }
+    if (add_chacha_types(module) < 0) {
+        Py_DECREF(module);
+        return NULL;
     }
     return module;
 }

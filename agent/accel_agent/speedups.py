@@ -274,6 +274,47 @@ def hash_new(cls: type, slot: Any, fallback: Callable, original: Callable) -> An
     return _named_like(original, fallback, make_front)
 
 
+def hash_variant(
+    front: Any, keyword: str, value: str, cls: type, slot: Any
+) -> Callable[[Callable | None], None]:
+    """Have a compiled hash ``new`` (``hash_new``'s front) serve one variant too.
+
+    ``new(data, value)`` and ``new(data, keyword=value)``, with bytes data
+    and ``value`` an exact ``str``, make a ``cls`` around the variant's
+    constructor, counted for ``slot`` (SHA-512's ``truncate="256"``).
+    Returns ``set_ctor``: the constructor arms it, None disarms it (every
+    such call then goes to the Python ``new``). Without the compiled path
+    the Python ``new`` serves the variant itself and ``set_ctor`` does nothing.
+    """
+    if _speedups is None or type(front) is not _speedups.HashNew:
+        return lambda ctor: None
+    variant = _speedups.HashNew(cls, slot, front.fallback)
+    slot.counters.append(variant)  # it counts the calls it serves
+    front.add_variant(keyword, value, variant)
+
+    def set_ctor(ctor: Callable | None) -> None:
+        variant.ctor = ctor
+
+    return set_ctor
+
+
+def keyword_new(
+    flat: Callable, general: Callable, python_new: Callable, original: Callable, key_size: int
+) -> Any:
+    """A ChaCha module's ``new``: ``python_new`` itself, or a compiled front doing the same.
+
+    ``python_new`` (``targets/pycryptodome/chacha.py``'s ``_keyword_new``)
+    hands ``new(key=key, nonce=nonce)``, bytes with a ``key_size`` key, to
+    ``flat(key, nonce)`` and takes its object unless it is None; every other
+    call goes to ``general(*args, **kwargs)``. The compiled front
+    (``_speedups.KeywordNew``) does that without ``python_new``'s frame.
+    Either is named as ``original``.
+    """
+    return _named_like(
+        original, python_new, lambda: _speedups.KeywordNew(flat, general, key_size)
+    )
+
+
 def gcm_new(
     cls: type,
     fields: tuple[str, ...],

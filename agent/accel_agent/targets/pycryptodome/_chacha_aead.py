@@ -35,6 +35,7 @@ from accel_agent.targets.pycryptodome import (
     _order_rules,
 )
 from accel_agent.targets.pycryptodome._aead_base import ALIASED, AeadBase, open_whole
+from accel_agent.targets.pycryptodome._buffers import ONE_CALL_MAX
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -262,10 +263,19 @@ class ChaCha20Poly1305Cipher(AeadBase):
             and type(plaintext) is bytes
             and len(plaintext) <= SEAL_ONE_SHOT_LIMIT
             and self._next is INITIAL  # not after a verify() that raised, say
-            and (not self._aad or _buffers.aad_fits(self._aad))
-            and self._claim(AFTER_DIGEST)
         ):
             aad = self._aad
+            # One update() of bytes, the common case, checked here; _claim inlined (per
+            # message, Python frames are the agent's cost).
+            if aad and not (len(aad) == 1 and len(aad[0]) <= ONE_CALL_MAX) and not (
+                _buffers.aad_fits(aad)
+            ):
+                return self.encrypt(plaintext), self.digest()
+            try:
+                self._fresh.pop()  # the key stream token (see _fresh)
+            except IndexError:
+                return self.encrypt(plaintext), self.digest()
+            self._next = AFTER_DIGEST
             sealed = seal_split(
                 self._provider.one_shot(self._aead_key).encrypt,
                 self._aead_nonce,

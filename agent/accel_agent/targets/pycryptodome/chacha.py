@@ -17,10 +17,9 @@ later call. The AEAD object lives in :mod:`._chacha_aead`.
 
 from __future__ import annotations
 
-import functools
 import os
 
-from accel_agent import patching, registry
+from accel_agent import patching, registry, speedups
 from accel_agent.providers.contexts import when_free
 from accel_agent.targets.pycryptodome import _buffers, _first_use
 from accel_agent.targets.pycryptodome._chacha_aead import ChaCha20Poly1305Cipher
@@ -54,12 +53,15 @@ class Backing:
     """What an accelerated object needs from its patch: its registry slot, the original
     new, and how a 24-byte nonce becomes XChaCha20's (subkey, 12-byte nonce)."""
 
-    __slots__ = ("slot", "native_new", "extended")
+    __slots__ = ("slot", "native_new", "extended", "hchacha20")
 
     def __init__(self, primitive: str, native_new: Callable, module: ModuleType) -> None:
         self.slot = registry.slot(primitive)
         self.native_new = native_new
         self.extended = native_extension(module)
+        # native's _HChaCha20 itself, for new()'s flat path (no frame of extended's)
+        hchacha20 = getattr(module, "_HChaCha20", None)
+        self.hchacha20 = hchacha20 if callable(hchacha20) else None
 
 
 def native_extension(module: ModuleType) -> Callable | None:
@@ -115,6 +117,8 @@ def _keyword_new(flat: Callable, general: Callable) -> Callable:
     other keywords changes nothing pycryptodome says: 3.x's ``new`` takes
     both out first, and Python's error for an unexpected keyword of 4.x's
     ``new(*, key, nonce)`` names the first one in the caller's order.
+    Compiled, :func:`speedups.keyword_new` does the same in C (no frame of
+    this function's, nor its ``**kwargs`` dictionary); this is its twin.
     """
 
     def new(*args: Any, key: Any = _ABSENT, nonce: Any = _ABSENT, **kwargs: Any) -> Any:
@@ -157,9 +161,14 @@ def patch_chacha20(module: ModuleType) -> None:
             cipher.nonce = nonce
             cipher._stream_key = key
             cipher._stream_nonce = nonce
+            # Both limits stored for either size, in one order: objects of one
+            # layout only. 8-byte objects that alone stored them cost ~4k
+            # instructions more per message once 12-byte ones had been made.
             if size == 8:
                 cipher._limit = _LIMIT_64
                 cipher._context_end = _SPAN_BYTES
+            else:
+                cipher._limit = cipher._context_end = _LIMIT_32
             return cipher
         return None
 
@@ -173,8 +182,7 @@ def patch_chacha20(module: ModuleType) -> None:
                     return ChaCha20Cipher(backing, provider, key, nonce or os.urandom(8))
         return original_new(*args, **kwargs)
 
-    new = _keyword_new(flat, general)
-    functools.update_wrapper(new, original_new)
+    new = speedups.keyword_new(flat, general, _keyword_new(flat, general), original_new, KEY_SIZE)
     patching.patch_attribute(module, "new", new)
 
 
@@ -186,18 +194,38 @@ def patch_chacha20_poly1305(module: ModuleType) -> None:
     slot, extended_slot = backing.slot, extended_backing.slot
 
     def flat(key: bytes, nonce: bytes) -> Any:
-        # A 12-byte nonce: the attributes in __init__'s order (shared keys).
-        provider = slot.provider
-        if len(nonce) == 12 and provider is not None and provider is not UNRESOLVED:
-            cipher = _new_object(ChaCha20Poly1305Cipher)
-            cipher._backing = backing
-            cipher._provider = provider
-            cipher._key = key
-            cipher.nonce = nonce
-            cipher._fresh = [True]
-            cipher._aead_key = key
-            cipher._aead_nonce = nonce
-            return cipher
+        # A 12- or 24-byte nonce: the attributes in __init__'s order (shared keys).
+        size = len(nonce)
+        if size == 12:
+            provider = slot.provider
+            if provider is not None and provider is not UNRESOLVED:
+                cipher = _new_object(ChaCha20Poly1305Cipher)
+                cipher._backing = backing
+                cipher._provider = provider
+                cipher._key = key
+                cipher.nonce = nonce
+                cipher._fresh = [True]
+                cipher._aead_key = key
+                cipher._aead_nonce = nonce
+                return cipher
+        elif size == 24:
+            # XChaCha20-Poly1305: the subkey here too (the general path's
+            # argument check and __init__ were ~1.5 us of a 64-byte message).
+            provider = extended_slot.provider
+            if provider is not None and provider is not UNRESOLVED:
+                cipher = _new_object(ChaCha20Poly1305Cipher)
+                cipher._backing = extended_backing
+                cipher._provider = provider
+                cipher._key = key
+                cipher.nonce = nonce
+                cipher._fresh = [True]
+                hchacha20 = extended_backing.hchacha20
+                if hchacha20 is not None:  # as native_extension's, in this frame
+                    cipher._aead_key = bytes(hchacha20(key, nonce[:16]))
+                    cipher._aead_nonce = _ZERO_COUNTER_32 + nonce[16:]
+                else:
+                    cipher._aead_key, cipher._aead_nonce = provider.extended(key, nonce)
+                return cipher
         return None
 
     def general(*args: Any, **kwargs: Any) -> Any:
@@ -217,8 +245,7 @@ def patch_chacha20_poly1305(module: ModuleType) -> None:
                         return ChaCha20Poly1305Cipher(backing, provider, key, nonce)
         return original_new(*args, **kwargs)
 
-    new = _keyword_new(flat, general)
-    functools.update_wrapper(new, original_new)
+    new = speedups.keyword_new(flat, general, _keyword_new(flat, general), original_new, KEY_SIZE)
     patching.patch_attribute(module, "new", new)
 
 
@@ -251,15 +278,16 @@ class ChaCha20Cipher(NativeFace):
         self._key = key  # the key as given (XChaCha20's twin derives its subkey again)
         self.nonce = nonce
         size = len(nonce)
-        if size == 12:
-            self._stream_key, self._stream_nonce = key, nonce
-        elif size == 24:
+        if size == 24:
             extended = backing.extended or provider.extended
             self._stream_key, self._stream_nonce = extended(key, nonce)
         else:
             self._stream_key, self._stream_nonce = key, nonce
+        if size == 8:  # the same stores as flat's, in its order (one layout)
             self._limit = _LIMIT_64
             self._context_end = _SPAN_BYTES
+        else:
+            self._limit = self._context_end = _LIMIT_32
 
     def encrypt(self, plaintext: Any, output: Any = None) -> bytes | None:
         if output is None and type(plaintext) is bytes and self._twin is None:
@@ -320,16 +348,18 @@ class ChaCha20Cipher(NativeFace):
     def _open(self, position: int) -> Any:
         """OpenSSL's context from ``position``, opened once even when threads share the object."""
         with _first_use.FIRST_USE_LOCK:
-            if self._context is not None:
-                return self._context
-            return self._open_at(position)
+            context = self._context
+            if context is None:
+                if position:
+                    return self._open_at(position)
+                # The common case, a new message, in this frame (_context_end is set already).
+                nonce = self._stream_nonce
+                iv = (_ZERO_COUNTER_32 if len(nonce) == 12 else _ZERO_COUNTER_64) + nonce
+                context = self._context = self._provider.context(self._stream_key, iv)
+            return context
 
     def _open_at(self, position: int) -> Any:
-        if not position:  # the common case: a new message (_context_end is set already)
-            nonce = self._stream_nonce
-            iv = (_ZERO_COUNTER_32 if len(nonce) == 12 else _ZERO_COUNTER_64) + nonce
-            context = self._context = self._provider.context(self._stream_key, iv)
-            return context
+        """A context at a nonzero ``position`` (after ``seek``, or past a counter-word end)."""
         block, offset = divmod(position, BLOCK_SIZE)
         context = self._provider.keystream_context(self._stream_key, self._stream_nonce, block)
         if offset:
