@@ -774,7 +774,7 @@ def test_the_sha512_front_serves_its_truncations_as_the_python_new(flavour):
         registry.reset()
 
 
-def _new_outcome(new, args, kwargs, data):
+def _encrypt_outcome(new, args, kwargs, data):
     """What ``new(*args, **kwargs).encrypt(data)`` gave: ("ok", result) or (type, message)."""
     try:
         return ("ok", new(*args, **kwargs).encrypt(data))
@@ -809,8 +809,8 @@ def test_the_chacha_fronts_serve_bytes_keywords_and_leave_the_rest_to_python(fla
             ((), {"key": key}),
         ]
         for args, kwargs in shapes:
-            ours = _new_outcome(front, args, kwargs, data)
-            theirs = _new_outcome(native_new, args, kwargs, data)
+            ours = _encrypt_outcome(front, args, kwargs, data)
+            theirs = _encrypt_outcome(native_new, args, kwargs, data)
             if kwargs.get("nonce") is None:  # a random nonce: the same kind of outcome
                 assert ours[0] == theirs[0], (args, kwargs)
             else:
