@@ -922,17 +922,27 @@ TAIL_CHUNKS = {
     "MODE_CBC": (48, 16, "bytearray 32", 64, "memoryview 16"),
     "MODE_CFB": (40, 5, "bytearray 33", 70, "memoryview 3", 31),
 }
+# The same chunks given in place (output= the input bytearray itself).
+IN_PLACE_CHUNKS = {
+    "MODE_CBC": ("in-place 48", 16, "in-place 32", 64, "in-place 16"),
+    "MODE_CFB": ("in-place 40", 5, "in-place 33", "in-place 70", 3, "in-place 31"),
+}
 
 
-def tail_then_twin(rec, aes, mode, segment_size, method_name, key, iv, blob, stop):
+def tail_then_twin(rec, aes, mode, segment_size, method_name, key, iv, blob, stop, chunks):
     options = {"iv": iv} if segment_size is None else {"iv": iv, "segment_size": segment_size}
     cipher = rec.call("new", aes.new, key, getattr(aes, mode), **options)
     method = getattr(cipher, method_name)
     offset = 0
-    for chunk in TAIL_CHUNKS[mode][:stop]:  # the twin takes over after any of them
+    for chunk in chunks[mode][:stop]:  # the twin takes over after any of them
         kind, _, size = str(chunk).rpartition(" ")
         piece = blob[offset : offset + int(size)]
         offset += int(size)
+        if kind == "in-place":
+            piece = bytearray(piece)
+            rec.call("%s %s" % (method_name, chunk), method, piece, output=piece)
+            rec.note("in place %s" % chunk, bytes(piece))
+            continue
         if kind == "bytearray":
             piece = bytearray(piece)
         elif kind == "memoryview":
@@ -953,12 +963,14 @@ def tail_then_twin(rec, aes, mode, segment_size, method_name, key, iv, blob, sto
     ],
 )
 @pytest.mark.parametrize("method_name", ["encrypt", "decrypt"])
+@pytest.mark.parametrize("chunks", [TAIL_CHUNKS, IN_PLACE_CHUNKS], ids=["apart", "in-place"])
 @ds.DIFF_SETTINGS
 @given(key=ds.keys, iv=ivs, blob=st.binary(min_size=300, max_size=300), stop=st.integers(1, 6))
-def test_stream_tail_then_twin(aes, mode, segment_size, method_name, key, iv, blob, stop):
+def test_stream_tail_then_twin(aes, mode, segment_size, method_name, chunks, key, iv, blob, stop):
     """CBC's and CFB's methods keep the ciphertext's tail inline for long bytes, through
-    _Tail for other chunks: a twin built from it continues the stream as native does."""
-    both(tail_then_twin, aes, mode, segment_size, method_name, key, iv, blob, stop)
+    _Tail for other chunks, and before the call when decrypting in place (the input then
+    holds the plaintext): a twin built from it continues the stream as native does."""
+    both(tail_then_twin, aes, mode, segment_size, method_name, key, iv, blob, stop, chunks)
 
 
 # ----------------------------------------------------------------- random nonces and IVs

@@ -266,14 +266,19 @@ class _StreamingMode(_BlockMode):
         block size is more than one byte (ECB and CBC: those copy ``update``'s
         result in); ``servable`` let through only an ``output`` of the data's
         length that is the input's memory or none of it, and OpenSSL works in
-        place.
+        place. So a decryption's ciphertext tail (CFB's) is taken before the
+        call: in place, the input holds the plaintext after it.
         """
+        if self._keeps_tails and direction is DECRYPT:
+            # a plain buffer's last 32 bytes, or bytes by reference (_Tail.push's rule)
+            tail = data if type(data) is bytes else bytes(data[-32:])
         try:
             context.update_into(data, output)
         except RuntimeError:
             when_free(context.update_into, data, output)  # another thread is inside
         if self._keeps_tails:
-            self._record(data, output, direction)  # _Tail copies a buffer's last bytes
+            # _Tail copies a buffer's last bytes
+            self._ciphertext_tail.push(tail if direction is DECRYPT else output)
         self._position += len(data)
         self._backing.slot.calls += 1
         return None
