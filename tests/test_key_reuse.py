@@ -100,6 +100,46 @@ def test_off_keeps_nothing_and_forgets_what_was_kept():
     assert maker.made == 3
 
 
+class CountingTables:
+    """Stands in for pyDes's DesTables: counts schedules, returns pyDes-shaped ones."""
+
+    def __init__(self) -> None:
+        self.made = 0
+
+    def schedule(self, key: bytes):
+        self.made += 1
+        return [[key[0] & 1] * 48 for _ in range(16)], [0] * 28, [1] * 28
+
+
+def test_pydes_schedules_of_the_last_three_keys_by_value():
+    from accel_agent.targets.pydes.ciphers import RecentSchedules
+
+    tables = CountingTables()
+    schedules = RecentSchedules(tables)
+    oldest, second, third, fourth = (fresh_key(8) for _ in range(4))
+    baseline = sys.getrefcount(oldest)
+    first = schedules.get(oldest)
+    assert sys.getrefcount(oldest) == baseline + 1  # kept
+    # by value (a triple_des slices a new key object per part), compared in constant time
+    assert schedules.get(bytes(bytearray(oldest)))[0] is first[0]
+    schedules.get(second)
+    schedules.get(third)
+    assert tables.made == 3
+    schedules.get(fourth)  # a fourth key pushes out the oldest
+    assert sys.getrefcount(oldest) == baseline
+    schedules.get(oldest)
+    assert tables.made == 5
+    base.forget_all()
+    schedules.get(oldest)
+    assert tables.made == 6
+    base.set_key_reuse(False)
+    assert sys.getrefcount(oldest) == baseline  # off forgets what was kept...
+    schedules.get(oldest)
+    schedules.get(oldest)
+    assert tables.made == 8
+    assert sys.getrefcount(oldest) == baseline  # ...and keeps nothing
+
+
 def test_forget_all_releases_every_kept_key():
     reuses = [base.LastKeyReuse(CountingMaker()) for _ in range(3)]
     keys = [fresh_key() for _ in reuses]

@@ -85,7 +85,7 @@ class LastKeyReuse:
         self._last = (None, None)
 
 
-_ALL: WeakSet[LastKeyReuse] = WeakSet()
+_ALL: WeakSet[Any] = WeakSet()  # LastKeyReuse caches, and keeps_keys() ones
 # "enabled": None until the first LastKeyReuse is made or activation says.
 _state: dict[str, bool | None] = {"enabled": None}
 
@@ -107,6 +107,15 @@ def key_reuse_enabled() -> bool:
 
         _state["enabled"] = config.key_reuse()
     return bool(_state["enabled"])
+
+
+def keeps_keys(cache: Any) -> None:
+    """Have :func:`forget_all` call ``cache.forget()`` too: a key cache of a target's own.
+
+    Such a cache reads :func:`key_reuse_enabled` before keeping a key. It is
+    held weakly, as the :class:`LastKeyReuse` caches are.
+    """
+    _ALL.add(cache)
 
 
 def forget_all() -> None:

@@ -234,6 +234,29 @@ def test_state_changed_behind_pydes_back_is_honoured():
     both(scenario, pyDes)
 
 
+def test_objects_of_one_key_share_nothing():
+    """Objects of one key (the agent keeps that key's schedule for the next): a round key
+    changed in one leaves the others, and one made after, served as natively."""
+
+    def scenario(rec, module):
+        for size in (8, 16, 24):
+            cls_name = "des" if size == 8 else "triple_des"
+            key = _bytes(5, size)
+            objs = [build(rec, cls_name, key, pyDes.CBC, b"i" * 8, None, 1) for _ in range(3)]
+            changed = objs[1] if size == 8 else vars(objs[1])[PARTS[0]]
+            changed.Kn[0][0] ^= 1
+            objs.append(build(rec, cls_name, key, pyDes.CBC, b"i" * 8, None, 1))
+            for index, obj in enumerate(objs):
+                rec.call("encrypt %d" % index, obj.encrypt, _bytes(6 + index, 24))
+                record_state(rec, "%s %d" % (cls_name, index), obj)
+            for other in (_bytes(9, size), _bytes(10, size), key):  # more keys than are kept
+                obj = build(rec, cls_name, other, pyDes.CBC, b"i" * 8, None, 1)
+                rec.call("encrypt again", obj.encrypt, _bytes(11, 16))
+                record_state(rec, "%s again" % cls_name, obj)
+
+    both(scenario, pyDes)
+
+
 @pytest.mark.parametrize("size", (8, 16, 24))
 def test_copies_and_pickles_continue_as_pydes(size):
     def scenario(rec, module):

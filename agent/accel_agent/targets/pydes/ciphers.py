@@ -33,7 +33,9 @@ transparent:
 * **The key schedule is computed as a table look-up.** pyDes builds ``Kn`` in
   Python (about 100 us a key, 300 us a ``triple_des``: more than a whole
   message through OpenSSL); each round-key bit is a fixed bit of the key, so
-  ``Kn``, ``L`` and ``R`` are the same lists made from the key's bits by index.
+  ``Kn``, ``L`` and ``R`` are the same lists made from the key's bits by index,
+  and the last three keys' schedules are kept for the next object of the
+  same key (:class:`RecentSchedules`).
 
 Single DES runs as DES-EDE3 with the key three times (the TRIPLE_DES record
 and slots); the Triple DES part of ``triple_des`` is one DES-EDE3 call over the
@@ -47,6 +49,8 @@ import weakref
 from operator import itemgetter
 
 from accel_agent import patching, registry
+from accel_agent.constant_time import compare_digest
+from accel_agent.providers.base import keeps_keys, key_reuse_enabled
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -145,11 +149,49 @@ class DesTables:
         return self.schedule(key)[0]
 
 
+class RecentSchedules:
+    """The schedules of the last few DES keys: a new object of a key just used costs a copy.
+
+    Programs make a new ``triple_des`` per message with one key; computing
+    its three schedules again would be most of the call. An entry is
+    ``(key, Kn, L, R)``: ``Kn`` as :meth:`DesTables.schedule` makes it, a
+    private list of lists no pyDes object is given (each object gets copies
+    of its rows), ``L``/``R`` as bytes. A key is found by constant-time
+    comparison with each entry's, never hashed. At most :data:`SIZE` keys
+    are kept (one Triple DES key's parts), the oldest replaced first, until
+    the agent's ``uninstall()`` or the process's end; with key reuse off
+    (``ACCEL_AGENT_KEY_REUSE=off``) none (docs/security.md).
+    """
+
+    __slots__ = ("tables", "_entries", "__weakref__")
+    SIZE = 3
+
+    def __init__(self, tables: DesTables) -> None:
+        self.tables = tables
+        self._entries: tuple[tuple[bytes, list[list[int]], bytes, bytes], ...] = ()
+        keeps_keys(self)
+
+    def get(self, key: bytes) -> tuple[list[list[int]], bytes, bytes]:
+        """``(Kn, L, R)`` of an 8-byte key; ``Kn`` may be shared: compare it, never hand it out."""
+        entries = self._entries  # replaced whole, never changed: threads read a consistent one
+        for entry in entries:
+            if compare_digest(entry[0], key):
+                return entry[1:]
+        rows, left, right = self.tables.schedule(key)
+        entry = (key, rows, bytes(left), bytes(right))
+        if key_reuse_enabled():
+            self._entries = (entry,) + entries[: self.SIZE - 1]
+        return entry[1:]
+
+    def forget(self) -> None:
+        self._entries = ()
+
+
 _ROW_STARTS = tuple(range(0, ROUNDS * ROUND_KEY_BITS, ROUND_KEY_BITS))
 _HALVES = ROUNDS * ROUND_KEY_BITS  # where C0 || D0 starts in the schedule's bits
-# des object -> (key, a private copy of the round keys it was checked with):
-# the check of Kn against its key is one list comparison while both are as
-# they were. Entries live no longer than their object.
+# des object -> (key, the round keys it was checked with, RecentSchedules'
+# private lists): the check of Kn against its key is one list comparison
+# while both are as they were. Entries live no longer than their object.
 _checked: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
@@ -159,7 +201,7 @@ def patch(module: ModuleType) -> None:
     triple_class = module.triple_des
     if module.CBC != 1 or des_class.ENCRYPT != ENCRYPT or des_class.DECRYPT != DECRYPT:
         return  # not the pyDes this target knows: all native
-    tables = DesTables(des_class)
+    schedules = RecentSchedules(DesTables(des_class))
     ecb = registry.slot("tdes-ecb")
     cbc = registry.slot("tdes-cbc")
     names = (
@@ -169,7 +211,7 @@ def patch(module: ModuleType) -> None:
         (triple_class, "decrypt"),
     )
     natives = {(owner, name): vars(owner)[name] for owner, name in names}
-    cipher = _Ciphers(des_class, triple_class, tables, ecb, cbc, module.CBC, natives)
+    cipher = _Ciphers(des_class, triple_class, schedules, ecb, cbc, module.CBC, natives)
     replacements = [
         (des_class, "_des__create_sub_keys", cipher.create_sub_keys),
         (des_class, "crypt", cipher.crypt),
@@ -192,7 +234,7 @@ class _Ciphers:
         self,
         des_class: type,
         triple_class: type,
-        tables: DesTables,
+        schedules: RecentSchedules,
         ecb: registry.Slot,
         cbc: registry.Slot,
         cbc_mode: int,
@@ -200,7 +242,8 @@ class _Ciphers:
     ) -> None:
         self.des_class = des_class
         self.triple_class = triple_class
-        self.tables = tables
+        self.schedules = schedules
+        self.rounds_out = schedules.tables.rounds_out
         self.ecb, self.cbc = ecb, cbc  # the slots of tdes-ecb and tdes-cbc
         self.cbc_mode = cbc_mode
         self.native = natives
@@ -233,7 +276,7 @@ class _Ciphers:
         if checked is not None and checked[0] is key and round_keys == checked[1]:
             return key
         # pyDes's rounds read Kn[i][j]: rows equal to the schedule's give its result.
-        expected = self.tables.round_keys(bytes(key))
+        expected = self.schedules.get(bytes(key))[0]
         if round_keys != expected:
             return None
         if type(key) is bytes:  # a bytearray may change in place: checked every time
@@ -267,7 +310,7 @@ class _Ciphers:
         """Set ``final``, ``R`` and ``L`` as pyDes's rounds leave them after DES gave ``block``."""
         state = part.__dict__
         bits = _bits(block)
-        halves = self.tables.rounds_out(bits)
+        halves = self.rounds_out(bits)
         state["L"] = list(halves[32:])
         state["R"] = list(halves[:32])
         state["final"] = list(bits)
@@ -283,7 +326,7 @@ class _Ciphers:
     # -- des -----------------------------------------------------------------
 
     def _make_create_sub_keys(self):
-        tables = self.tables
+        schedules = self.schedules
         des_class = self.des_class
         native = self.native[(des_class, "_des__create_sub_keys")]
 
@@ -298,11 +341,13 @@ class _Ciphers:
                 and type(round_keys) is list
                 and len(round_keys) == ROUNDS
             ):
-                rows, state["L"], state["R"] = tables.schedule(bytes(key))
+                rows, left, right = schedules.get(bytes(key))
+                state["L"] = list(left)
+                state["R"] = list(right)
                 # pyDes assigns Kn[i] one by one: the same list object, new rows.
-                round_keys[:] = rows
+                round_keys[:] = [row[:] for row in rows]
                 if type(key) is bytes:
-                    _checked[self_] = (key, [row[:] for row in rows])
+                    _checked[self_] = (key, rows)
                 return
             native(self_)
 
