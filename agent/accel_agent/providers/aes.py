@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from functools import partial
 
+from accel_agent.providers._pyca import context_makers
 from accel_agent.providers.base import LastKeyReuse
 from accel_agent.providers.block_ciphers import (
     AES,
@@ -17,12 +18,7 @@ from accel_agent.providers.block_ciphers import (
     cryptography_ciphers,
     mode_class,
 )
-from accel_agent.providers.block_modes import (
-    CfbProvider,
-    CtrProvider,
-    ModeProvider,
-    context_makers,
-)
+from accel_agent.providers.block_modes import CfbProvider, CtrProvider, ModeProvider
 
 # pyca/cryptography accepts GCM nonces of 8..128 bytes (block_ciphers.
 # GCM_NONCE_SIZES; OpenSSL's own limits are wider); pycryptodome accepts any

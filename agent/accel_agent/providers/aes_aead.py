@@ -18,10 +18,9 @@ OMACs (a copy skips the key schedule). Nothing here knows pycryptodome.
 
 from __future__ import annotations
 
-from accel_agent.providers._pyca import cryptography_module
+from accel_agent.providers._pyca import context_makers, cryptography_module
 from accel_agent.providers.base import LastKeyReuse, ProviderUnavailable
 from accel_agent.providers.block_ciphers import AES, algorithm_class, mode_class
-from accel_agent.providers.block_modes import context_makers
 from accel_agent.providers.contexts import when_free
 
 # pyca/cryptography's AESOCB3 takes 12..15-byte nonces and makes 16-byte tags;
@@ -38,7 +37,7 @@ _OMAC_PREFIX = tuple(bytes(AES.block_size - 1) + bytes((t,)) for t in range(3))
 def _ctr_maker(aes):
     """``(key, counter_block) -> encryption context`` without the public API's checks.
 
-    The contexts of :func:`accel_agent.providers.block_modes.context_makers`:
+    The contexts of :func:`accel_agent.providers._pyca.context_makers`:
     the arguments were validated by the caller. ``aes`` makes the
     ``algorithms.AES`` object of a key.
     """

@@ -8,42 +8,9 @@ that behave like pycryptodome's own.
 
 from __future__ import annotations
 
+from accel_agent.providers._pyca import context_makers
 from accel_agent.providers.base import LastKeyReuse, ProviderUnavailable
-from accel_agent.providers.block_ciphers import (
-    BlockCipher,
-    algorithm_maker,
-    cryptography_ciphers,
-    mode_class,
-)
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any, Callable
-
-
-def context_makers() -> tuple[Callable[[Any, Any], Any], Callable[[Any, Any], Any]]:
-    """(make encryptor, make decryptor) from an algorithm and a mode object.
-
-    ``Cipher(algorithm, mode).encryptor()`` validates its arguments in Python
-    and then calls ``create_encryption_ctx``: about a microsecond per message
-    that the agent, having validated key, IV and nonce exactly as pycryptodome
-    does, need not pay twice. Where that binding is absent (its module path is
-    pyca/cryptography's own, not a promise) the public API is used; either
-    way the known-answer tests run through the maker chosen here.
-    """
-    cipher, _, _ = cryptography_ciphers()
-    try:
-        from cryptography.hazmat.bindings._rust import openssl as rust_openssl
-
-        return (
-            rust_openssl.ciphers.create_encryption_ctx,
-            rust_openssl.ciphers.create_decryption_ctx,
-        )
-    except (ImportError, AttributeError):
-        return (
-            lambda algorithm, mode: cipher(algorithm, mode).encryptor(),
-            lambda algorithm, mode: cipher(algorithm, mode).decryptor(),
-        )
+from accel_agent.providers.block_ciphers import BlockCipher, algorithm_maker, mode_class
 
 
 class ModeProvider:

@@ -21,12 +21,8 @@ from __future__ import annotations
 import _thread
 import struct
 
-from accel_agent.providers._pyca import cryptography_module
+from accel_agent.providers._pyca import context_makers, cryptography_module
 from accel_agent.providers.base import LastKeyReuse, ProviderUnavailable
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any
 
 KEY_SIZE = 32
 BLOCK_SIZE = 64
@@ -47,7 +43,7 @@ class ChaCha20Provider:
 
     def __init__(self) -> None:
         self._chacha20 = cryptography_module("hazmat.primitives.ciphers.algorithms").ChaCha20
-        self._encryption_context = _encryption_context_maker()
+        self._encryption_context, _ = context_makers()
         try:
             self._chacha20(bytes(KEY_SIZE), bytes(16))
         except Exception as exc:  # noqa: BLE001 - UnsupportedAlgorithm on OpenSSL builds without it
@@ -83,27 +79,6 @@ class ChaCha20Provider:
             (block[14] - nonce_words[2]) & 0xFFFFFFFF,
             (block[15] - nonce_words[3]) & 0xFFFFFFFF,
         )
-
-
-def _encryption_context_maker() -> Any:
-    """``maker(algorithm, None)``: the context ``Cipher(algorithm, None).encryptor()`` makes.
-
-    That public call checks its arguments in Python (``isinstance`` against
-    ABCs) before ``create_encryption_ctx``: ~7.5k instructions, ~12 % of a
-    64-byte message, that the agent, having checked key and nonce as
-    pycryptodome does, need not pay. Where the binding is absent (its path
-    is pyca/cryptography's own, not a promise) the public call is used;
-    the self-checks run through whichever is chosen. (``block_modes`` does
-    the same for the block ciphers; importing it here would load their
-    code on ChaCha's first call.)
-    """
-    cipher = cryptography_module("hazmat.primitives.ciphers").Cipher
-    try:
-        from cryptography.hazmat.bindings._rust import openssl as rust_openssl
-
-        return rust_openssl.ciphers.create_encryption_ctx
-    except (ImportError, AttributeError):
-        return lambda algorithm, mode: cipher(algorithm, mode).encryptor()
 
 
 class ChaCha20Poly1305Provider(ChaCha20Provider):
