@@ -1574,7 +1574,8 @@ add_chacha_types(PyObject *module)
 
 /* ------------------------------------------------------------------ CounterStream */
 
-/* CounterStream(context, block, counter_offset, counter_len, little_endian)
+/* CounterStream(context, block, counter_offset, counter_len, little_endian,
+                 fresh=None, fresh_arg=None)
 
    The key stream of pycryptodome's CTR for a counter OpenSSL's CTR cannot
    follow: the counter block is prefix || counter field || suffix, and only
@@ -1588,7 +1589,13 @@ add_chacha_types(PyObject *module)
    context (stream_update) serve this too. State is committed chunk by
    chunk, after the encryption of the chunk returned; a second thread
    calling in meanwhile is refused with "Already borrowed", as a busy
-   pyca/cryptography context refuses (providers/contexts.py waits). */
+   pyca/cryptography context refuses (providers/contexts.py waits).
+
+   The ECB context may be shared with other streams of the same key (it
+   holds nothing between calls of whole blocks): when pyca/cryptography
+   refuses it because another thread is inside, before anything is read,
+   the stream takes a context of its own, fresh(fresh_arg), and makes the
+   call again (own_context). */
 #define COUNTER_MAX_BLOCK 32
 /* Blocks per call of the ECB context: 64 KiB of AES. Counter blocks, key
    stream and data stay in the cache (1 MiB at once measured 2x slower),
@@ -1600,7 +1607,9 @@ add_chacha_types(PyObject *module)
 
 typedef struct {
     PyObject_HEAD
-    PyObject *context;   /* the ECB encryption context */
+    PyObject *context;   /* the ECB encryption context (maybe shared: see own_context) */
+    PyObject *fresh;     /* fresh(fresh_arg) -> an ECB context of this stream's own, or NULL */
+    PyObject *fresh_arg;
     PyObject *counters;  /* bytearray: a full chunk's counter blocks (made on first need) */
     PyObject *scratch;   /* bytearray: their key stream */
     Py_ssize_t block_size, counter_offset, counter_len;
@@ -1773,6 +1782,57 @@ counter_fill(CounterStream *self, unsigned char *c, Py_ssize_t blocks, unsigned 
     }
 }
 
+/* Whether the exception set is pyo3's "Already borrowed" (contexts.is_busy). */
+static int
+error_is_busy(void)
+{
+    if (!PyErr_ExceptionMatches(PyExc_RuntimeError)) {
+        return 0;
+    }
+    PyObject *type, *value, *traceback;
+    PyErr_Fetch(&type, &value, &traceback);
+    PyErr_NormalizeException(&type, &value, &traceback);
+    int busy = 0;
+    if (type == PyExc_RuntimeError && value != NULL) {
+        PyObject *text = PyObject_Str(value);
+        if (text != NULL) {
+            PyObject *word = PyUnicode_FromString("borrowed");
+            if (word != NULL) {
+                busy = PyUnicode_Contains(text, word) == 1;
+                Py_DECREF(word);
+            }
+            Py_DECREF(text);
+        }
+        PyErr_Clear();  /* a failure of str() itself: the original error stands */
+    }
+    PyErr_Restore(type, value, traceback);
+    return busy;
+}
+
+/* The ECB context's update(a) (b NULL) or update_into(a, b). A shared
+   context busy in another thread is replaced by one of this stream's own
+   (fresh), and the call made again: the refusal consumed nothing. */
+static PyObject *
+counter_context_call(CounterStream *self, PyObject *a, PyObject *b)
+{
+    PyObject *result = b == NULL ? PyObject_CallMethodOneArg(self->context, str_update, a)
+                                 : PyObject_CallMethodObjArgs(self->context, str_update_into, a,
+                                                              b, NULL);
+    if (result != NULL || self->fresh == NULL || !error_is_busy()) {
+        return result;
+    }
+    PyErr_Clear();
+    PyObject *own = PyObject_CallOneArg(self->fresh, self->fresh_arg);
+    if (own == NULL) {
+        return NULL;
+    }
+    Py_SETREF(self->context, own);
+    Py_CLEAR(self->fresh);  /* its own now: never refused for another stream again */
+    Py_CLEAR(self->fresh_arg);
+    return b == NULL ? PyObject_CallMethodOneArg(self->context, str_update, a)
+                     : PyObject_CallMethodObjArgs(self->context, str_update_into, a, b, NULL);
+}
+
 /* out[0:length] = in[0:length] XOR the next length bytes of key stream. */
 static int
 counter_crypt(CounterStream *self, const unsigned char *in, unsigned char *out, Py_ssize_t length)
@@ -1807,8 +1867,7 @@ counter_crypt(CounterStream *self, const unsigned char *in, unsigned char *out, 
             }
             counter_fill(self, (unsigned char *)PyByteArray_AS_STRING(self->counters), blocks, next,
                          1);
-            PyObject *written = PyObject_CallMethodObjArgs(
-                self->context, str_update_into, self->counters, self->scratch, NULL);
+            PyObject *written = counter_context_call(self, self->counters, self->scratch);
             if (written == NULL) {
                 return -1;
             }
@@ -1831,7 +1890,7 @@ counter_crypt(CounterStream *self, const unsigned char *in, unsigned char *out, 
                 return -1;
             }
             counter_fill(self, (unsigned char *)PyBytes_AS_STRING(counters), blocks, next, 0);
-            stream = PyObject_CallMethodOneArg(self->context, str_update, counters);
+            stream = counter_context_call(self, counters, NULL);
             Py_DECREF(counters);
             if (stream == NULL) {
                 return -1;
@@ -1923,13 +1982,19 @@ static PyObject *
 CounterStream_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
 {
     static char *kwlist[] = {"context", "block", "counter_offset", "counter_len",
-                             "little_endian", NULL};
-    PyObject *encrypt;
+                             "little_endian", "fresh", "fresh_arg", NULL};
+    PyObject *encrypt, *fresh = Py_None, *fresh_arg = Py_None;
     Py_buffer block;
     Py_ssize_t offset, counter_len;
     int little_endian;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "Oy*nnp:CounterStream", kwlist, &encrypt,
-                                     &block, &offset, &counter_len, &little_endian)) {
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "Oy*nnp|OO:CounterStream", kwlist, &encrypt,
+                                     &block, &offset, &counter_len, &little_endian, &fresh,
+                                     &fresh_arg)) {
+        return NULL;
+    }
+    if (fresh != Py_None && !PyCallable_Check(fresh)) {
+        PyBuffer_Release(&block);
+        PyErr_SetString(PyExc_TypeError, "CounterStream: fresh must be callable or None");
         return NULL;
     }
     if (block.len < 1 || block.len > COUNTER_MAX_BLOCK || offset < 0 || counter_len < 1 ||
@@ -1945,6 +2010,13 @@ CounterStream_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
     }
     Py_INCREF(encrypt);
     self->context = encrypt;
+    self->fresh = self->fresh_arg = NULL;
+    if (fresh != Py_None) {
+        Py_INCREF(fresh);
+        Py_INCREF(fresh_arg);
+        self->fresh = fresh;
+        self->fresh_arg = fresh_arg;
+    }
     self->counters = self->scratch = NULL;
     self->block_size = block.len;
     self->counter_offset = offset;
@@ -1962,6 +2034,8 @@ static int
 CounterStream_traverse(CounterStream *self, visitproc visit, void *arg)
 {
     Py_VISIT(self->context);
+    Py_VISIT(self->fresh);
+    Py_VISIT(self->fresh_arg);
     Py_VISIT(self->counters);
     Py_VISIT(self->scratch);
     return 0;
@@ -1971,6 +2045,8 @@ static int
 CounterStream_clear(CounterStream *self)
 {
     Py_CLEAR(self->context);
+    Py_CLEAR(self->fresh);
+    Py_CLEAR(self->fresh_arg);
     Py_CLEAR(self->counters);
     Py_CLEAR(self->scratch);
     return 0;
@@ -1981,6 +2057,8 @@ CounterStream_dealloc(CounterStream *self)
 {
     PyObject_GC_UnTrack(self);
     Py_CLEAR(self->context);
+    Py_CLEAR(self->fresh);
+    Py_CLEAR(self->fresh_arg);
     if (self->scratch != NULL) {  /* key stream: not left in freed memory */
         memset(PyByteArray_AS_STRING(self->scratch), 0, PyByteArray_GET_SIZE(self->scratch));
     }

@@ -252,3 +252,61 @@ def test_counter_stream_against_native(stream_class, key, description, lengths):
             got = stream.update(data)
         assert got == native.encrypt(data)
         done += length
+
+
+class _BusyOnce:
+    """An ECB context another thread is inside at the ``busy_at``-th call: pyo3's refusal."""
+
+    def __init__(self, context, busy_at: int) -> None:
+        self._context = context
+        self._busy_at = busy_at
+        self.calls = 0
+
+    def _enter(self) -> None:
+        self.calls += 1
+        if self.calls == self._busy_at:
+            raise RuntimeError("Already borrowed")
+
+    def update(self, data):
+        self._enter()
+        return self._context.update(data)
+
+    def update_into(self, data, buffer):
+        self._enter()
+        return self._context.update_into(data, buffer)
+
+
+@pytest.mark.parametrize("stream_class", _stream_classes(), ids=lambda c: c.__module__)
+@pytest.mark.parametrize("busy_at", [1, 2, 3])
+def test_counter_stream_takes_its_own_context_when_the_shared_one_is_busy(stream_class, busy_at):
+    """A stream of a key shares the provider's ECB context of that key; where another thread
+    is inside it, the stream goes on with a context of its own (``fresh``), and the key
+    stream is native's as if nothing had happened. Without ``fresh`` the refusal stands."""
+    from Crypto.Cipher import AES
+    from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
+
+    key = bytes(range(16))
+    description = (128, b"", b"", 1, True)
+    with natively():
+        native = AES.new(key, AES.MODE_CTR, counter=make_counter(AES, description))
+    block = (1).to_bytes(16, "little")
+
+    def encryptor(key_given):
+        assert key_given is key
+        made.append(key_given)
+        return Cipher(algorithms.AES(key_given), modes.ECB()).encryptor()
+
+    made: list = []
+    shared = _BusyOnce(Cipher(algorithms.AES(key), modes.ECB()).encryptor(), busy_at)
+    stream = stream_class(shared, block, 0, 16, True, encryptor, key)
+    for index, length in enumerate((70000, 100, 65536)):  # a whole chunk, a short one, a chunk
+        data = ds.make_bytes(length, index)
+        assert stream.update(data) == native.encrypt(data)
+    assert len(made) == 1
+    calls = shared.calls  # the shared context is used no more after the refusal
+    stream.update(bytes(70000))
+    assert shared.calls == calls
+
+    lone = stream_class(_BusyOnce(shared, 1), block, 0, 16, True)
+    with pytest.raises(RuntimeError, match="borrowed"):
+        lone.update(bytes(100))

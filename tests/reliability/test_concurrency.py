@@ -218,6 +218,32 @@ def test_shared_object_with_kib_to_mib_calls(agent_on, pkg, name, size):
         assert obj.digest() == expected_tag
 
 
+@pytest.mark.parametrize("pkg", PKGS)
+@pytest.mark.parametrize("name", ["ctr little-endian", "ctr", "gcm", "cbc"])
+def test_objects_of_one_key_each_on_its_thread(agent_on, pkg, name):
+    """Eight threads, each making its own objects of one key object, calls of 64 KiB to 1 MiB.
+
+    What the providers keep of the last key (the key's algorithm object,
+    CTR's shared ECB context for counter blocks) is used by all at once;
+    a busy shared context is replaced by one of the caller's own, so each
+    output is native's for that object.
+    """
+    make = _big_call_objects(pkg)[name]
+    sizes = (64 * 1024, 1024 * 1024, 200 * 1024)
+    with natively():
+        expected = [make().encrypt(bytes(size)) for size in sizes]
+    failures: list = []
+
+    def work(index: int) -> None:
+        for _ in range(BIG_CALLS):
+            for size, want in zip(sizes, expected):
+                if make().encrypt(bytes(size)) != want:
+                    failures.append(size)
+
+    assert run_threads(BIG_CALLERS, work) == []
+    assert failures == []
+
+
 # ------------------------------------------------------------------ fork
 
 

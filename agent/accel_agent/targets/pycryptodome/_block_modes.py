@@ -584,12 +584,15 @@ class CtrCipher(_StreamingMode):
         """Counter blocks for ECB from ``_position`` on (either direction: CTR is symmetric)."""
         counter = self._counter
         blocks_on, into_block = divmod(self._position, self.block_size)
+        provider = self._provider
         stream = CounterStream(
-            self._provider.block_encryptor(self._key),
+            provider.block_encryptor(self._key),  # shared with the key's other streams
             counter.block(blocks_on),
             len(counter.prefix),
             counter.counter_len,
             counter.little_endian,
+            provider.own_block_encryptor,  # where another thread is inside it
+            self._key,
         )
         if into_block:
             stream.update(bytes(into_block))
