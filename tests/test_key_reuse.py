@@ -138,6 +138,11 @@ def test_pydes_schedules_of_the_last_three_keys_by_value():
     schedules.get(oldest)
     assert tables.made == 8
     assert sys.getrefcount(oldest) == baseline  # ...and keeps nothing
+    assert schedules.contexts(oldest) is None  # nor its single-DES contexts
+    base.set_key_reuse(True)
+    schedules.get(oldest)
+    kept = schedules.contexts(bytes(bytearray(oldest)))
+    assert kept == {} and schedules.contexts(oldest) is kept
 
 
 def test_forget_all_releases_every_kept_key():

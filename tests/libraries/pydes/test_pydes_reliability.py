@@ -84,6 +84,34 @@ def test_threads_each_with_their_objects():
         assert results[seed] == [expected[seed]] * 3
 
 
+def test_threads_with_new_objects_of_one_key():
+    """Eight threads, each making a new object per message of one key: the schedule and the
+    single-DES contexts kept for that key serve them all, and each result (and state) is
+    native's."""
+    ensure_agent()
+    key, iv = bytes(range(24)), bytes(range(8))
+    messages = [bytes([index]) * (8 * (index + 1)) for index in range(6)]
+
+    def run() -> list:
+        out = []
+        for message in messages:
+            for cls, size in ((pyDes.triple_des, 24), (pyDes.triple_des, 16), (pyDes.des, 8)):
+                obj = cls(key[:size], pyDes.CBC, iv)
+                sealed = obj.encrypt(message)
+                out.append((sealed, obj.decrypt(sealed), obj.getIV()))
+        return out
+
+    with natively():
+        expected = run()
+    results: list = []
+    threads = [threading.Thread(target=lambda: results.append(run())) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert results == [expected] * 8
+
+
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="no os.fork on this platform")
 def test_forked_child_goes_on_with_checked_objects():
     ensure_agent()

@@ -150,17 +150,19 @@ class DesTables:
 
 
 class RecentSchedules:
-    """The schedules of the last few DES keys: a new object of a key just used costs a copy.
+    """What is kept of the last few DES keys: a new object of a key just used costs a copy.
 
     Programs make a new ``triple_des`` per message with one key; computing
     its three schedules again would be most of the call. An entry is
-    ``(key, Kn, L, R)``: ``Kn`` as :meth:`DesTables.schedule` makes it, a
-    private list of lists no pyDes object is given (each object gets copies
-    of its rows), ``L``/``R`` as bytes. A key is found by constant-time
-    comparison with each entry's, never hashed. At most :data:`SIZE` keys
-    are kept (one Triple DES key's parts), the oldest replaced first, until
-    the agent's ``uninstall()`` or the process's end; with key reuse off
-    (``ACCEL_AGENT_KEY_REUSE=off``) none (docs/security.md).
+    ``(key, Kn, L, R, contexts)``: ``Kn`` as :meth:`DesTables.schedule`
+    makes it, a private list of lists no pyDes object is given (each object
+    gets copies of its rows), ``L``/``R`` as bytes, and ``contexts`` the
+    single-DES ECB contexts of the key by direction (:meth:`contexts`). A
+    key is found by constant-time comparison with each entry's, never
+    hashed. At most :data:`SIZE` keys are kept (one Triple DES key's parts),
+    the oldest replaced first, until the agent's ``uninstall()`` or the
+    process's end; with key reuse off (``ACCEL_AGENT_KEY_REUSE=off``) none
+    (docs/security.md).
     """
 
     __slots__ = ("tables", "_entries", "__weakref__")
@@ -168,20 +170,34 @@ class RecentSchedules:
 
     def __init__(self, tables: DesTables) -> None:
         self.tables = tables
-        self._entries: tuple[tuple[bytes, list[list[int]], bytes, bytes], ...] = ()
+        self._entries: tuple[tuple[bytes, list[list[int]], bytes, bytes, dict], ...] = ()
         keeps_keys(self)
+
+    def _entry(self, key: bytes) -> tuple | None:
+        for entry in self._entries:  # replaced whole, never changed: a consistent one
+            if compare_digest(entry[0], key):
+                return entry
+        return None
 
     def get(self, key: bytes) -> tuple[list[list[int]], bytes, bytes]:
         """``(Kn, L, R)`` of an 8-byte key; ``Kn`` may be shared: compare it, never hand it out."""
-        entries = self._entries  # replaced whole, never changed: threads read a consistent one
-        for entry in entries:
-            if compare_digest(entry[0], key):
-                return entry[1:]
-        rows, left, right = self.tables.schedule(key)
-        entry = (key, rows, bytes(left), bytes(right))
-        if key_reuse_enabled():
-            self._entries = (entry,) + entries[: self.SIZE - 1]
-        return entry[1:]
+        entry = self._entry(key)
+        if entry is None:
+            rows, left, right = self.tables.schedule(key)
+            entry = (key, rows, bytes(left), bytes(right), {})
+            if key_reuse_enabled():
+                self._entries = (entry,) + self._entries[: self.SIZE - 1]
+        return entry[1:4]
+
+    def contexts(self, key: bytes) -> dict | None:
+        """The kept key's single-DES contexts by direction, or None where it is not kept.
+
+        ECB holds nothing between calls of whole blocks; a caller takes a
+        context out (``pop``) for its call and puts it back, so that two
+        threads never use one at once (one that finds none makes its own).
+        """
+        entry = self._entry(key)
+        return None if entry is None else entry[4]
 
     def forget(self) -> None:
         self._entries = ()
@@ -316,12 +332,23 @@ class _Ciphers:
         state["final"] = list(bits)
 
     def single(self, key: bytes, block: bytes, direction: int) -> bytes | None:
-        """One block of single DES: ``key`` is the DES key three times (DES-EDE3, K1=K2=K3)."""
+        """One block of single DES of the 8-byte ``key``, as DES-EDE3 with K1=K2=K3.
+
+        The context of a kept key is reused (:meth:`RecentSchedules.contexts`):
+        its making is most of a single block's cost.
+        """
         provider = self.ecb.get()
         if provider is None:
             return None
-        ctx = provider.encryptor(key) if direction == ENCRYPT else provider.decryptor(key)
-        return ctx.update(block)
+        kept = self.schedules.contexts(key)
+        ctx = None if kept is None else kept.pop(direction, None)
+        if ctx is None:
+            make = provider.encryptor if direction == ENCRYPT else provider.decryptor
+            ctx = make(key * 3)
+        out = ctx.update(block)
+        if kept is not None:
+            kept[direction] = ctx
+        return out
 
     # -- des -----------------------------------------------------------------
 
@@ -440,8 +467,6 @@ class _Ciphers:
             return None
         first, second, third = parts
         key = keys[0] + keys[1] + keys[2]
-        first_key = keys[0] * 3  # the singles' keys; one object when K3 is K1
-        third_key = first_key if keys[2] is keys[0] else keys[2] * 3
         if direction == ENCRYPT:
             out = provider.encryptor(key, iv).update(data)
             plain, cipher = data, out
@@ -454,8 +479,8 @@ class _Ciphers:
         if cbc:
             previous = cipher[-2 * BLOCK_SIZE : -BLOCK_SIZE] if len(cipher) > BLOCK_SIZE else iv
             outer = _xor(outer, previous)
-        encrypted = self.single(first_key, outer, ENCRYPT)
-        decrypted = self.single(third_key, chain, DECRYPT)
+        encrypted = self.single(keys[0], outer, ENCRYPT)
+        decrypted = self.single(keys[2], chain, DECRYPT)
         if encrypted is None or decrypted is None:
             return None
         if direction == ENCRYPT:
