@@ -21,6 +21,7 @@ from Crypto.Hash import (
     CMAC,
     HMAC,
     MD5,
+    RIPEMD160,
     SHA1,
     SHA3_256,
     SHA3_512,
@@ -60,6 +61,26 @@ def _hash(module, hashlib_name: str, **kwargs):
         return pycryptodome, direct
 
     return build
+
+
+def _has_hashlib(name: str) -> bool:
+    """Whether this interpreter's ``hashlib`` has ``name`` (RIPEMD-160: OpenSSL 3.0.7 and later)."""
+    try:
+        hashlib.new(name)
+    except ValueError:
+        return False
+    return True
+
+
+def _ripemd160(size: int):
+    """RIPEMD-160; direct is hashlib's where its OpenSSL has it, else none (the row shows nan)."""
+    pycryptodome, direct = _hash(RIPEMD160, "ripemd160")(size)
+    return pycryptodome, direct if _has_hashlib("ripemd160") else None
+
+
+def _hmac_ripemd160(size: int):
+    pycryptodome, direct = _hmac(RIPEMD160, "ripemd160")(size)
+    return pycryptodome, direct if _has_hashlib("ripemd160") else None
 
 
 def _sha256(size: int):
@@ -185,6 +206,7 @@ ROWS = (
     Row("sha384", "sha384", _hash(SHA384, "sha384")),
     Row("sha512", "sha512", _hash(SHA512, "sha512")),
     Row("sha512/256", "sha512-256", _hash(SHA512, "sha512_256", truncate="256")),
+    Row("ripemd160", "ripemd160", _ripemd160),
     Row("sha3-256", "sha3-256", _hash(SHA3_256, "sha3_256")),
     Row("sha3-512", "sha3-512", _hash(SHA3_512, "sha3_512")),
     Row("blake2b", "blake2b", _blake2(BLAKE2b, hashlib.blake2b)),
@@ -195,6 +217,7 @@ ROWS = (
     Row("hmac-sha256", "hmac", _hmac(SHA256, "sha256")),
     Row("hmac-sha512", "hmac", _hmac(SHA512, "sha512")),
     Row("hmac-sha3-256", "hmac", _hmac(SHA3_256, "sha3_256")),
+    Row("hmac-ripemd160", "hmac", _hmac_ripemd160),
     Row("aes-cmac", "aes-cmac", _cmac),
     Row("pbkdf2-sha256 1k it", "pbkdf2", _pbkdf2(1000), sizes=(KDF_OUTPUT,)),
     Row("pbkdf2-sha256 600k it", "pbkdf2", _pbkdf2(600_000), sizes=(KDF_OUTPUT,)),
