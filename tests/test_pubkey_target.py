@@ -320,3 +320,22 @@ def test_key_agreement_secrets_have_natives_types(lib):
         assert shared[0] == dh.key_agreement(
             static_priv=b, static_pub=a.public_key(), kdf=lambda z: z
         )
+
+
+def test_dsa_prints_no_warning_of_pycas(lib):
+    """pyca/cryptography 51 deprecates DSA and warns when its names are read and a DSA key
+    is loaded; native pycryptodome warns of nothing, so the agent may not either."""
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        generated = {}
+        assert served("dsa-keygen", lambda: generated.update(key=lib.PublicKey__DSA.generate(1024)))
+        key = generated["key"]
+        digest = sha256(lib)
+        signature = {}
+        signer = lib.Signature__DSS.new(key, "fips-186-3")
+        assert served("dsa", lambda: signature.update(value=signer.sign(digest))) == 1
+        verifier = lib.Signature__DSS.new(key.publickey(), "fips-186-3")
+        assert served("dsa", lambda: verifier.verify(digest, signature["value"])) == 1
+    assert [str(warning.message) for warning in caught] == []

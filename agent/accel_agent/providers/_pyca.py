@@ -34,6 +34,26 @@ def cryptography_module(dotted: str):
         ) from None
 
 
+def without_deprecation_warnings(call: Callable[..., Any], *args: Any) -> Any:
+    """``call(*args)`` with pyca/cryptography's ``CryptographyDeprecationWarning`` silenced.
+
+    pyca/cryptography deprecates algorithms the agent serves because
+    pycryptodome's callers use them (DSA since 51.0: its module's names and
+    every DSA key it loads warn). Native pycryptodome prints nothing there,
+    so neither may the agent. Only that category is silenced, and only for
+    this call; it is for calls made once per provider or per key (the
+    warnings filters are process-wide state while ``catch_warnings`` holds
+    them), never on a per-message path.
+    """
+    import warnings
+
+    category = getattr(cryptography_module("utils"), "CryptographyDeprecationWarning", None)
+    if category is None:
+        return call(*args)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", category)
+        return call(*args)
+
 
 def context_makers() -> tuple[Callable[[Any, Any], Any], Callable[[Any, Any], Any]]:
     """(make encryptor, make decryptor) from an algorithm and a mode object (or None).

@@ -16,12 +16,17 @@ then does).
 
 pyca/cryptography has no deterministic (RFC 6979) DSA and no DSA signature
 with a nonce of the caller's: RFC 6979 signatures are not served here.
+
+pyca/cryptography 51 deprecates DSA: reading its DSA module's names and
+loading a DSA key warn. The names are read once, and a key is loaded once
+per pycryptodome key, with that warning silenced
+(``without_deprecation_warnings``); signing and verifying do not warn.
 """
 
 from __future__ import annotations
 
 from accel_agent.providers._dss import DssSignatures
-from accel_agent.providers._pyca import cryptography_module
+from accel_agent.providers._pyca import cryptography_module, without_deprecation_warnings
 
 # (L, N): the bit lengths of p and q that FIPS 186-4 allows, and OpenSSL signs with
 FIPS_SIZES = frozenset(((1024, 160), (2048, 224), (2048, 256), (3072, 256)))
@@ -44,6 +49,28 @@ def _der_integer(value: int) -> bytes:
     return b"\x02" + _der_length(len(encoded)) + encoded
 
 
+class _DsaNames:
+    """pyca/cryptography's DSA names the providers use, read once (without its deprecation)."""
+
+    def __init__(self) -> None:
+        dsa = cryptography_module("hazmat.primitives.asymmetric.dsa")
+
+        def read() -> tuple:
+            return (
+                dsa.DSAPrivateKey,
+                dsa.DSAPublicNumbers,
+                dsa.DSAParameterNumbers,
+                dsa.generate_private_key,
+            )
+
+        (
+            self.private_key_type,
+            self.public_numbers,
+            self.parameter_numbers,
+            self.generate_private_key,
+        ) = without_deprecation_warnings(read)
+
+
 def traditional_der(p: int, q: int, g: int, y: int, x: int) -> bytes:
     """The OpenSSL traditional DSA private key encoding of these numbers (all positive)."""
     body = b"".join(_der_integer(v) for v in (0, p, q, g, y, x))
@@ -57,7 +84,7 @@ class DsaProvider(DssSignatures):
     primitive = "dsa"
 
     def __init__(self) -> None:
-        self._dsa = cryptography_module("hazmat.primitives.asymmetric.dsa")
+        self._dsa = _DsaNames()
         self._serialization = cryptography_module("hazmat.primitives.serialization")
         DssSignatures.__init__(self)
 
@@ -65,8 +92,10 @@ class DsaProvider(DssSignatures):
         """The OpenSSL private key of these numbers; ValueError when they are not a DSA key."""
         if min(p, q, g, y, x) <= 0 or (p.bit_length(), q.bit_length()) not in FIPS_SIZES:
             raise ValueError("not a FIPS 186 DSA key")
-        key = self._serialization.load_der_private_key(traditional_der(p, q, g, y, x), None)
-        if not isinstance(key, self._dsa.DSAPrivateKey):
+        key = without_deprecation_warnings(
+            self._serialization.load_der_private_key, traditional_der(p, q, g, y, x), None
+        )
+        if not isinstance(key, self._dsa.private_key_type):
             raise ValueError("not a DSA key")
         return key
 
@@ -75,7 +104,7 @@ class DsaProvider(DssSignatures):
         if (p.bit_length(), q.bit_length()) not in FIPS_SIZES:
             raise ValueError("not a FIPS 186 DSA key")
         dsa = self._dsa
-        return dsa.DSAPublicNumbers(y, dsa.DSAParameterNumbers(p, q, g)).public_key()
+        return dsa.public_numbers(y, dsa.parameter_numbers(p, q, g)).public_key()
 
     def sign(self, private_key, digest: bytes, oid: str) -> bytes:
         """A DER signature with a random nonce (OpenSSL's)."""
@@ -89,7 +118,7 @@ class DsaKeygenProvider:
     primitive = "dsa-keygen"
 
     def __init__(self) -> None:
-        self._dsa = cryptography_module("hazmat.primitives.asymmetric.dsa")
+        self._dsa = _DsaNames()
 
     def generate(self, bits: int):
         """(p, q, g, y, x, private key) of a new key whose p has ``bits`` bits."""
@@ -106,7 +135,7 @@ class DsaKeygenProvider:
     def key_from_domain(self, p: int, q: int, g: int):
         """(y, x, private key) of a new key in the domain (p, q, g)."""
         dsa = self._dsa
-        key = dsa.DSAParameterNumbers(p, q, g).parameters().generate_private_key()
+        key = dsa.parameter_numbers(p, q, g).parameters().generate_private_key()
         numbers = key.private_numbers()
         return numbers.public_numbers.y, numbers.x, key
 

@@ -268,14 +268,25 @@ class _StreamingMode(_BlockMode):
         length that is the input's memory or none of it, and OpenSSL works in
         place. So a decryption's ciphertext tail (CFB's) is taken before the
         call: in place, the input holds the plaintext after it.
+
+        pyca/cryptography 51 and later refuse (``ValueError``, before
+        reading anything) a buffer that overlaps the data, in place too: an
+        in-place call is served by ``update`` and a copy into ``output``.
         """
         if self._keeps_tails and direction is DECRYPT:
             # a plain buffer's last 32 bytes, or bytes by reference (_Tail.push's rule)
             tail = data if type(data) is bytes else bytes(data[-32:])
-        try:
-            context.update_into(data, output)
-        except RuntimeError:
-            when_free(context.update_into, data, output)  # another thread is inside
+        if output is data:
+            _buffers.deliver(when_free(context.update, data), output)
+        else:
+            try:
+                try:
+                    context.update_into(data, output)
+                except RuntimeError:
+                    when_free(context.update_into, data, output)  # another thread is inside
+            except ValueError:
+                # two views of one memory, in place (servable let no other overlap through)
+                _buffers.deliver(when_free(context.update, data), output)
         if self._keeps_tails:
             # _Tail copies a buffer's last bytes
             self._ciphertext_tail.push(tail if direction is DECRYPT else output)
