@@ -45,6 +45,10 @@ CASES = [
                "Cipher._mode_ofb.OfbMode"),
     CipherCase("gcm", "aes-gcm", "Cipher.AES", lambda m: m.new(KEY16, m.MODE_GCM, nonce=bytes(12)),
                "Cipher._mode_gcm.GcmMode"),
+    # J0 from GHASH of the nonce (not 12 bytes), a short tag
+    CipherCase("gcm-nonce20-tag12", "aes-gcm", "Cipher.AES",
+               lambda m: m.new(KEY16, m.MODE_GCM, nonce=bytes(range(20)), mac_len=12),
+               "Cipher._mode_gcm.GcmMode"),
     CipherCase("eax", "aes-eax", "Cipher.AES", lambda m: m.new(KEY16, m.MODE_EAX, nonce=bytes(16)),
                "Cipher._mode_eax.EaxMode"),
     CipherCase("ccm", "aes-ccm", "Cipher.AES", lambda m: m.new(KEY16, m.MODE_CCM, nonce=bytes(11)),

@@ -17,7 +17,14 @@ associated data, and checks a tag once. So:
 * anything pycryptodome would reject, or that is not a plain buffer, goes to
   a native twin: a real ``GcmMode`` with the same key and nonce, replayed to
   the same point when no data has been processed yet, or, for an error,
-  brought to the same order-rule state so it raises what native raises.
+  brought to the same order-rule state so it raises what native raises;
+* ``copy.copy`` in the middle of a message hands the object and its copy to
+  a native twin and its shallow copy, which share GHASH and CTR state as
+  native's objects do. The twin is given native's state at that point:
+  the GHASH value, recovered from the tag of what was processed so far
+  (``_ghash``), the last partial block of ciphertext (kept for this, up to
+  16 bytes, while the message is not block-aligned), the counts and a CTR
+  object at the same key-stream position.
 """
 
 from __future__ import annotations
@@ -27,7 +34,13 @@ from accel_agent.constant_time import compare_digest
 from accel_agent.providers.block_ciphers import AES
 from accel_agent.providers.contexts import is_busy, when_free
 from accel_agent.speedups import STREAM_UPDATE_FROM, seal_split, stream_update
-from accel_agent.targets.pycryptodome import _aliased_output, _buffers, _first_use, _order_rules
+from accel_agent.targets.pycryptodome import (
+    _aliased_output,
+    _buffers,
+    _first_use,
+    _ghash,
+    _order_rules,
+)
 from accel_agent.targets.pycryptodome._aead_base import ALIASED, AeadBase, open_whole
 from accel_agent.targets.pycryptodome._native_face import named_as
 
@@ -86,6 +99,9 @@ class GcmCipher(AeadBase):
     _kept: list[bytes] | tuple = ()  # decrypted data kept to rebuild the tag
     _kept_size = 0
     _shadow = None  # an encryptor fed with the plaintext, past PLAINTEXT_KEPT_LIMIT
+    # The last ciphertext bytes (up to 16) while the message is not block-aligned:
+    # native's partial GHASH block, which a copy's twin needs (_twin_mid_message).
+    _ct_tail = b""
     # The key stream token: a list holding the tag length until one call
     # takes it to use the key stream from its start, either a whole message
     # sent to the one-shot AEAD call (encrypt_and_digest, decrypt_and_verify)
@@ -138,11 +154,81 @@ class GcmCipher(AeadBase):
             self._next = _order_rules.WITH_TWIN
         return self._twin
 
+    def _twin_for_copy(self) -> Any:
+        """The twin serving this object and its copy from now on (``NativeFace.__copy__``).
+
+        Fresh: the associated data replayed. In the middle of a message
+        (before its tag): native's state rebuilt (``_twin_mid_message``).
+        Once the tag is known, the copy shares it as native's does, and no
+        twin is needed.
+        """
+        if self._twin is None:
+            if self._next is INITIAL:
+                return self._become_native()
+            if self._next is AFTER_ENCRYPT or self._next is AFTER_DECRYPT:
+                return self._twin_mid_message()
+        return None
+
+    def _twin_mid_message(self) -> Any:
+        """A native ``GcmMode`` in the state native's object would have here.
+
+        The GHASH value comes from the tag of what was processed: the
+        encryption context finalized, or, decrypting, the tag rebuilt from
+        the kept plaintext (``_rebuilt_tag``). The context is not used
+        again: the twin serves the rest of the message.
+        """
+        with _first_use.FIRST_USE_LOCK:
+            if self._twin is not None:
+                return self._twin
+            encrypting = self._next is AFTER_ENCRYPT
+            method = ENCRYPT if encrypting else DECRYPT
+            tag = self._encryption_tag() if encrypting else self._rebuilt_tag()
+            ecb = self._backing.native_new(self._key, MODE_ECB)
+            h = int.from_bytes(ecb.encrypt(bytes(BLOCK_SIZE)), "big")
+            h_inverse = _ghash.inverse(h)
+            j0 = _ghash.pre_counter_block(h, self.nonce)
+            masked = int.from_bytes(tag, "big") ^ int.from_bytes(ecb.encrypt(j0), "big")
+            pending = self._msg_count % BLOCK_SIZE
+            partial = self._ct_tail[len(self._ct_tail) - pending :] if pending else b""
+            y = _ghash.state_before_tag(h_inverse, masked, self._auth_len, self._msg_count, partial)
+            twin = self._new_native()
+            getattr(twin, method)(b"")  # native's order rules: past the associated data
+            # From GHASH's zero, one block brings native's value to y: (0 ^ x) * H.
+            twin._signer.update(_ghash.multiply(y, h_inverse).to_bytes(BLOCK_SIZE, "big"))
+            twin._cache = partial
+            twin._auth_len = self._auth_len
+            twin._msg_len = self._msg_count
+            twin._cipher = self._native_ctr(method)
+            self._twin = twin
+            self._next = _order_rules.WITH_TWIN
+            return twin
+
+    def _encryption_tag(self) -> bytes:
+        """The whole 16-byte tag of what the encryption context has processed (finalizing it)."""
+        context = self._context
+        try:
+            context.finalize()
+        except Exception as exc:  # noqa: BLE001 - only threads sharing the object get here
+            self._finalized_meanwhile(context, exc)
+        return context.tag
+
+    def _keep_tail(self, ciphertext: Any) -> None:
+        """Keep the last ciphertext bytes (see ``_ct_tail``); ``ciphertext`` is a plain buffer."""
+        if len(ciphertext) >= BLOCK_SIZE:
+            self._ct_tail = bytes(ciphertext[-BLOCK_SIZE:])
+        else:
+            self._ct_tail = (self._ct_tail + bytes(ciphertext))[-BLOCK_SIZE:]
+
     def _align_judge(self, judge: Any, method: str) -> None:
-        """The same order-rule state and the same counts (native's limits are checked on them)."""
+        """The same order-rule state, the same counts (native's limits are checked on them)
+        and, mid-message, the same partial block in its cache (its code for a refused
+        buffer takes another path when the cache holds bytes)."""
         super()._align_judge(judge, method)
         judge._msg_len = self._msg_count
         judge._auth_len = self._auth_len
+        pending = self._msg_count % BLOCK_SIZE
+        if pending and (self._next is AFTER_ENCRYPT or self._next is AFTER_DECRYPT):
+            judge._cache = self._ct_tail[len(self._ct_tail) - pending :]
 
     # -- associated data ---------------------------------------------------
 
@@ -214,10 +300,17 @@ class GcmCipher(AeadBase):
         self._backing.slot.calls += 1
         try:
             if len(plaintext) >= STREAM_UPDATE_FROM:
-                return _buffers.deliver(stream_update(context, plaintext), output)
-            return _buffers.deliver(context.update(plaintext), output)
+                ciphertext = stream_update(context, plaintext)
+            else:
+                ciphertext = context.update(plaintext)
         except Exception as exc:  # noqa: BLE001 - only threads sharing the object get here
-            return _buffers.deliver(self._contended(ENCRYPT, context, plaintext, exc), output)
+            ciphertext = self._contended(ENCRYPT, context, plaintext, exc)
+        if self._msg_count % BLOCK_SIZE:
+            if len(ciphertext) >= BLOCK_SIZE:  # _keep_tail, inline for bytes
+                self._ct_tail = ciphertext[-BLOCK_SIZE:]
+            else:
+                self._keep_tail(ciphertext)
+        return _buffers.deliver(ciphertext, output)
 
     def _check_limit(self, method: str, data: Any, output: Any) -> None:
         if self._too_long(len(data)):
@@ -239,10 +332,13 @@ class GcmCipher(AeadBase):
         self._msg_count += len(read)
         if encrypting:
             self._backing.slot.calls += 1
-            when_free(context.update, read)
+            ciphertext = when_free(context.update, read)
         else:
+            ciphertext = read
             self._keep(when_free(context.update, read))  # a later verify() rebuilds the tag from it
             self._backing.slot.calls += 1
+        if self._msg_count % BLOCK_SIZE:
+            self._keep_tail(ciphertext)
 
     def _native_ctr(self, method: str) -> Any:
         """pycryptodome's CTR object as native's GcmMode holds it at this point of the message."""
@@ -363,6 +459,8 @@ class GcmCipher(AeadBase):
         self._next = AFTER_DECRYPT
         context = self._context or self._open(DECRYPT)
         self._msg_count += len(ciphertext)
+        if self._msg_count % BLOCK_SIZE:
+            self._keep_tail(ciphertext)  # before the call: in place, it overwrites the input
         try:
             if len(ciphertext) >= STREAM_UPDATE_FROM:
                 plaintext = stream_update(context, ciphertext)
@@ -506,6 +604,10 @@ class GcmCipher(AeadBase):
 
     def _rebuild_tag(self) -> bytes:
         """The real tag of what was decrypted: encrypting the plaintext again yields it."""
+        return self._rebuilt_tag()[: self._mac_len]
+
+    def _rebuilt_tag(self) -> bytes:
+        """The whole 16-byte tag of what was decrypted (see ``_rebuild_tag``)."""
         shadow = self._shadow
         if shadow is None:
             shadow = self._provider.encryptor(self._key, self.nonce)
@@ -516,7 +618,7 @@ class GcmCipher(AeadBase):
         shadow.finalize()
         self._shadow = None
         self._release_kept()
-        return shadow.tag[: self._mac_len]
+        return shadow.tag
 
     def _open_failed(self, ciphertext: bytes, received_mac_tag: bytes) -> None:
         """Keep what a later verify() needs to know the real tag (open_whole)."""
