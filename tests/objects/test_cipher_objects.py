@@ -315,8 +315,10 @@ def _copied_both_ways(rec, module, case, used, chunks):
     sealed.append(rec.call("original", obj.encrypt, third))
     sealed.append(rec.call("copy again", duplicate.encrypt, first))
     tags = [rec.call("original digest", obj.digest), rec.call("copy digest", duplicate.digest)]
-    if any(item is rec.RAISED for item in sealed + tags):
+    if any(item is rec.RAISED for item in sealed):
         return
+    # (X)ChaCha20-Poly1305's pair shares one Poly1305: the second tag raises natively.
+    tags = [bytes(16) if tag is rec.RAISED else tag for tag in tags]
     opener = case.make(module)
     if used:
         rec.call("open first", opener.decrypt, sealed.pop(0))
@@ -329,14 +331,7 @@ def _copied_both_ways(rec, module, case, used, chunks):
     rec.call("verify original again", opener.verify, tags[1])
 
 
-_SHARED_GHASH = (
-    "native's copy shares the C cipher and MAC state but keeps its own lengths and "
-    "partial MAC block; the agent's copy shares the OpenSSL context, whose tag covers what "
-    "both fed (docs/security.md, Known gaps)"
-)
 COPY_GAPS = {  # used objects whose copies' tags are native's own state, not the message's
-    "chacha20-poly1305": _SHARED_GHASH,
-    "xchacha20-poly1305": _SHARED_GHASH,
     "ccm": (
         "native's copy shares the CBC-MAC state, which the original's digest() moves on: "
         "the copy's digest() is then not the message's tag; the agent keeps no message after "

@@ -24,6 +24,10 @@ import struct
 from accel_agent.providers._pyca import context_makers, cryptography_module
 from accel_agent.providers.base import LastKeyReuse, ProviderUnavailable
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
 KEY_SIZE = 32
 BLOCK_SIZE = 64
 TAG_SIZE = 16
@@ -129,7 +133,7 @@ class AeadStream:
     its ``output`` buffer after the MAC has seen the data).
     """
 
-    __slots__ = ("_context", "_mac", "aad_len", "ct_len", "_in_aad", "_tag", "_lock")
+    __slots__ = ("_context", "_mac", "aad_len", "ct_len", "unciphered", "_in_aad", "_tag", "_lock")
 
     def __init__(self, provider: ChaCha20Poly1305Provider, key: bytes, nonce12: bytes) -> None:
         context = provider.context(key, b"\x00\x00\x00\x00" + nonce12)
@@ -137,6 +141,9 @@ class AeadStream:
         self._context = context  # now at block 1
         self.aad_len = 0
         self.ct_len = 0
+        # Bytes counted in ct_len that never went through the cipher (absorbed,
+        # or counted by the target for a call native refused after counting).
+        self.unciphered = 0
         self._in_aad = True
         self._tag: bytes | None = None
         # Each step feeds two OpenSSL objects (cipher, then MAC): threads
@@ -174,6 +181,25 @@ class AeadStream:
         with self._lock:
             self._refuse_when_finished()
             self._absorb(ciphertext)
+            self.unciphered += len(ciphertext)
+
+    @property
+    def key_stream_used(self) -> int:
+        """Bytes of the message's key stream used so far (from block 1)."""
+        return self.ct_len - self.unciphered
+
+    def mac_update(self, data: Any) -> None:
+        """Feed Poly1305 alone, with no padding or counting (a native twin does those now)."""
+        with self._lock:
+            self._refuse_when_finished()
+            self._mac.update(data)
+
+    def mac_finalize(self) -> bytes:
+        """Poly1305's tag of what it was fed, once (a native twin fed it the lengths)."""
+        with self._lock:
+            self._refuse_when_finished()
+            self._tag = self._mac.finalize()
+            return self._tag
 
     def _absorb(self, ciphertext: bytes) -> None:
         if self._in_aad:

@@ -17,7 +17,14 @@ So:
   native code: on a fresh object a native twin (the associated data replayed)
   serves the rest of the message; mid-message a native object in the same
   order-rule state judges the call, and its side effects on the MAC (which
-  pycryptodome updates before it notices a bad ``output``) are mirrored.
+  pycryptodome updates before it notices a bad ``output``) are mirrored;
+* ``copy.copy`` in the middle of a message hands the object and its copy to
+  a native twin and its shallow copy, as native's objects share their
+  ChaCha20 and Poly1305 state and keep their own lengths. The twin's
+  Poly1305 is the stream's own (``TwinAuthenticator``): Poly1305's state
+  cannot be read back from OpenSSL, but native never needs it, since the
+  first tag computed finishes the shared MAC and native's second object
+  then raises.
 """
 
 from __future__ import annotations
@@ -55,6 +62,41 @@ MESSAGE_LIMIT = 64 * ((1 << 32) - 2)
 # pycryptodome's order rules, shared by the AEAD targets (_order_rules).
 UPDATE, ENCRYPT, DECRYPT, DIGEST, VERIFY = _order_rules.METHODS
 INITIAL, AFTER_ENCRYPT, AFTER_DECRYPT, AFTER_DIGEST, AFTER_VERIFY = _order_rules.STATES
+
+
+class TwinAuthenticator:
+    """A native twin's ``_authenticator``: the stream's Poly1305, with native's MAC rules.
+
+    pycryptodome's AEAD feeds its ``Poly1305_MAC`` (padding and lengths
+    included) and asks its ``digest`` once; an object and its copy share
+    one, so after the first tag the MAC refuses more data and the other
+    object's next MAC step raises native's ``TypeError``. The refusal is
+    the twin's own authenticator's (``native``, finished at the first tag),
+    so its message is native's in every version.
+    """
+
+    __slots__ = ("_stream", "_native", "_tag")
+
+    def __init__(self, stream: Any, native: Any) -> None:
+        self._stream = stream
+        self._native = native
+        self._tag: bytes | None = None
+
+    def update(self, data: Any) -> TwinAuthenticator:
+        if self._tag is not None:
+            self._native.update(data)  # finished: raises native's TypeError
+            raise TypeError("You can only call 'digest' or 'hexdigest' on this object")
+        self._stream.mac_update(data)
+        return self
+
+    def digest(self) -> bytes:
+        if self._tag is None:
+            self._tag = self._stream.mac_finalize()
+            self._native.digest()
+        return self._tag
+
+    def hexdigest(self) -> str:
+        return self.digest().hex()
 
 
 class ChaCha20Poly1305Cipher(AeadBase):
@@ -112,13 +154,46 @@ class ChaCha20Poly1305Cipher(AeadBase):
             self._twin = self._native_with_aad()
         return self._twin
 
+    def _twin_for_copy(self) -> Any:
+        """The twin serving this object and its copy from now on (``NativeFace.__copy__``).
+
+        Fresh: the associated data replayed (AeadBase's). In the middle of a
+        streamed message, before its tag: ``_twin_mid_message``. Once the tag
+        is known, the copy shares it as native's does, and no twin is needed.
+        """
+        twin = super()._twin_for_copy()
+        if (
+            twin is None
+            and self._twin is None
+            and self._stream is not None
+            and (self._next is AFTER_ENCRYPT or self._next is AFTER_DECRYPT)
+        ):
+            return self._twin_mid_message()
+        return twin
+
+    def _twin_mid_message(self) -> Any:
+        """A native object in the state native's would have here, on the stream's Poly1305."""
+        with _first_use.FIRST_USE_LOCK:
+            if self._twin is not None or self._tag is not None:
+                return self._twin
+            stream = self._stream
+            method = ENCRYPT if self._next is AFTER_ENCRYPT else DECRYPT
+            twin = self._new_native()
+            getattr(twin, method)(b"")  # native's order rules: past the associated data
+            twin._authenticator = TwinAuthenticator(stream, twin._authenticator)
+            twin._len_aad = stream.aad_len
+            twin._len_ct = stream.ct_len
+            twin._cipher = self._native_chacha(method)
+            self._twin = twin
+            return twin
+
     def _align_judge(self, judge: Any, method: str) -> None:
         """The same order-rule state and, for a payload call, the same key stream position."""
         super()._align_judge(judge, method)
         if self._stream is not None and method in (ENCRYPT, DECRYPT) and method in self._next:
             # The inner cipher at the same key stream position: seek() to a block
             # before it, then encrypt up to it (3.x refuses to seek into the last block).
-            target = 64 + self._stream.ct_len
+            target = 64 + self._stream.key_stream_used
             start = max(0, (target // 64 - 1) * 64)
             inner = judge._cipher
             inner.seek(start)
@@ -251,7 +326,7 @@ class ChaCha20Poly1305Cipher(AeadBase):
             new = patching.get_original(chacha.__name__, "new")
         except KeyError:
             new = chacha.new  # not patched: the module's own
-        used = self._stream.ct_len
+        used = self._stream.key_stream_used
         start = 64 + _aliased_output.aligned_start(used)  # the message starts at block 1
         cipher = new(key=self._key, nonce=self.nonce)
         cipher.seek(start)
@@ -329,6 +404,7 @@ class ChaCha20Poly1305Cipher(AeadBase):
             stream.absorb(bytes(ciphertext))
         else:
             stream.ct_len += length
+            stream.unciphered += length
 
     def verify(self, received_mac_tag: Any) -> None:
         if self._twin is not None or VERIFY not in self._next:
