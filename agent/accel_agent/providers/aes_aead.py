@@ -8,6 +8,9 @@ stated here as data.
 CCM is OpenSSL's own AEAD (``AESCCM``: nonce 7..13 bytes, tag 4..16 bytes,
 even), one-shot only; a CTR context over the CCM counter blocks recovers a
 plaintext without its tag (the tag is then rebuilt by encrypting again).
+Its CBC-MAC can also be run alone (``cbc_mac`` over ``mac_input``, SP
+800-38C A.2), for the MAC's unmasked value, which the one-shot call does
+not give.
 
 OpenSSL has no EAX. EAX (Bellare, Rogaway, Wagner 2004) is composed here
 from OpenSSL's CMAC and CTR: ``N = OMAC_0(nonce)``, ``H = OMAC_1(header)``,
@@ -64,10 +67,40 @@ class CcmProvider:
         self.one_shot_16 = LastKeyReuse(AESCCM).for_key
         self._ctr = _ctr_maker(LastKeyReuse(algorithm_class(AES)).for_key)
 
-    def keystream(self, key: bytes, nonce: bytes):
-        """CTR over the CCM counter blocks A_1, A_2, ... (SP 800-38C A.3): the payload's cipher."""
+    def keystream(self, key: bytes, nonce: bytes, first: int = 1):
+        """CTR over the CCM counter blocks A_first, ... (SP 800-38C A.3); from A_1 the
+        payload's cipher, from A_0 the tag's mask S_0 first."""
         q = 15 - len(nonce)
-        return self._ctr(key, bytes((q - 1,)) + nonce + (1).to_bytes(q, "big"))
+        return self._ctr(key, bytes((q - 1,)) + nonce + first.to_bytes(q, "big"))
+
+    def cbc_mac(self, key: bytes, data: bytes) -> bytes:
+        """The last block of AES-CBC over ``data`` (whole blocks) from a zero IV."""
+        create, _ = context_makers()
+        aes = algorithm_class(AES)
+        cbc = mode_class("CBC")
+        return create(aes(key), cbc(bytes(AES.block_size))).update(data)[-AES.block_size :]
+
+
+def ccm_mac_input(nonce: bytes, mac_len: int, aad: bytes, plaintext: bytes) -> bytes:
+    """B_0, the encoded associated data and the payload, each zero-padded to whole
+    blocks: what CCM's CBC-MAC runs over (SP 800-38C A.2)."""
+    q = 15 - len(nonce)
+    flags = (bool(aad) << 6) | (((mac_len - 2) // 2) << 3) | (q - 1)
+    b_0 = bytes((flags,)) + nonce + len(plaintext).to_bytes(q, "big")
+    size = len(aad)
+    if not size:
+        encoded = b""
+    elif size < 2**16 - 2**8:
+        encoded = size.to_bytes(2, "big")
+    elif size < 2**32:
+        encoded = b"\xff\xfe" + size.to_bytes(4, "big")
+    else:
+        encoded = b"\xff\xff" + size.to_bytes(8, "big")
+    header = encoded + aad
+    return b"".join(
+        (b_0, header, bytes(-len(header) % AES.block_size), plaintext,
+         bytes(-len(plaintext) % AES.block_size))
+    )  # fmt: skip
 
 
 def _xor16(a: bytes, b: bytes, c: bytes) -> bytes:

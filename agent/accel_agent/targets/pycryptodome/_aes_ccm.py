@@ -22,11 +22,19 @@ was processed: it raises pycryptodome's own errors and does the streaming
 (over the agent's OpenSSL CBC and CTR, since it calls ``AES.new``).
 Calls out of order after a served message are judged by a native object
 brought to the same order-rule state, so the ``TypeError`` is native's.
+
+``copy.copy`` after a whole message whose tag has not been asked for yet
+shares the CBC-MAC as native's copy shares its CBC object: the first of the
+two to ask gets the message's tag, the next one native's tag of a MAC run
+once more over its padded last partial block (``MacChain``).
 """
 
 from __future__ import annotations
 
+import threading
+
 from accel_agent import registry, speedups
+from accel_agent.providers.aes_aead import ccm_mac_input
 from accel_agent.providers.block_ciphers import AES
 from accel_agent.targets.pycryptodome import _buffers, _first_use, _order_rules
 from accel_agent.targets.pycryptodome._aead_base import AeadBase, nonce_argument, open_whole
@@ -64,6 +72,39 @@ _UNRESOLVED = registry.UNRESOLVED
 _seal_split = speedups.seal_split
 
 
+class MacChain:
+    """Native's CBC-MAC as an object and its copies share it, after the whole payload.
+
+    pycryptodome pads its last partial block into the CBC-MAC when a tag is
+    first asked for, from the object's own copy of that block, on the CBC
+    object the copies share. So the first object to ask gets the message's
+    tag, and each next one gets the MAC moved on by that padded block once
+    more: X_1 is the message's unmasked MAC, X_{k+1} = E(K, X_k ^ pad(P)),
+    tag_k = (X_k ^ S_0)[:mac_len]. Made only when ``P`` is not empty (with
+    no partial block native's MAC does not move, and every object gets the
+    message's tag).
+    """
+
+    def __init__(self, provider: Any, key: bytes, mask: bytes, x_final: bytes, padded: bytes,
+                 mac_len: int) -> None:  # fmt: skip
+        self._provider = provider
+        self._key = key
+        self._mask = int.from_bytes(mask, "big")  # S_0
+        self._x = x_final
+        self._padded = int.from_bytes(padded, "big")
+        self._mac_len = mac_len
+        self._lock = threading.Lock()
+
+    def take(self) -> bytes:
+        """The tag of the next object to ask for one."""
+        with self._lock:
+            x = self._x
+            following = (int.from_bytes(x, "big") ^ self._padded).to_bytes(BLOCK_SIZE, "big")
+            self._x = self._provider.cbc_mac(self._key, following)
+        tag = int.from_bytes(x, "big") ^ self._mask
+        return tag.to_bytes(BLOCK_SIZE, "big")[: self._mac_len]
+
+
 @named_as("CcmMode")
 class CcmCipher(AeadBase):
     """pycryptodome's ``CcmMode``, served by OpenSSL for whole messages."""
@@ -72,6 +113,12 @@ class CcmCipher(AeadBase):
     _mode = MODE_CCM
     _aad_len = 0
     _plaintext: bytes | None = None  # what was decrypted, until the tag is known
+    # After a whole payload encrypted by encrypt() whose length is not a multiple
+    # of 16, until its tag is asked for: (the unmasked MAC, when the tag is
+    # shorter than it; the last partial block of ciphertext; the payload's
+    # length). For a copy's MacChain.
+    _unasked: tuple | None = None
+    _mac_chain: MacChain | None = None  # shared with copies (_prepare_copy)
     _ciphertext: Any = None  # a rejected message, to rebuild the tag for a second verify
     # What AES.new(key, AES.MODE_CCM, nonce=nonce) leaves (the builder's flat path sets
     # only the others): a 16-byte tag, no declared lengths.
@@ -145,6 +192,10 @@ class CcmCipher(AeadBase):
     # -- encryption --------------------------------------------------------
 
     def encrypt(self, plaintext: Any, output: Any = None) -> bytes | None:
+        return self._encrypt(plaintext, output, False)
+
+    def _encrypt(self, plaintext: Any, output: Any, digest_follows: bool) -> bytes | None:
+        """``encrypt``; ``digest_follows``: encrypt_and_digest's, whose tag is asked at once."""
         if self._twin is not None:
             return self._twin.encrypt(plaintext, output=output)
         if self._next is not INITIAL:
@@ -159,6 +210,16 @@ class CcmCipher(AeadBase):
         ):
             return self._become_native().encrypt(plaintext, output=output)
         ciphertext, self._tag = self._seal(plaintext)
+        pending = len(plaintext) % BLOCK_SIZE
+        if pending and not digest_follows:
+            # Native keeps the last partial block until digest(): a copy needs it (MacChain).
+            x_final = None
+            if self._mac_len != FULL_TAG:  # the tag does not hold the whole MAC: run it
+                x_final = self._provider.cbc_mac(
+                    self._key,
+                    ccm_mac_input(self.nonce, self._mac_len, self._header() or b"", plaintext),
+                )
+            self._unasked = (x_final, ciphertext[len(ciphertext) - pending :], len(plaintext))
         return _buffers.deliver(ciphertext, output)
 
     def _seal(self, plaintext: Any) -> tuple[bytes, bytes]:
@@ -175,7 +236,53 @@ class CcmCipher(AeadBase):
         if self._tag is None:  # a fresh object: the tag of an empty payload, or native's error
             return self._become_native().digest()
         self._next = AFTER_DIGEST
+        if self._unasked is not None or self._mac_chain is not None:
+            self._first_asked()
         return self._tag
+
+    def _first_asked(self) -> None:
+        """The tag is asked for the first time: a copy's shared MAC decides it."""
+        chain = self._mac_chain
+        if chain is not None:
+            self._tag = chain.take()
+        self._mac_chain = self._unasked = None
+
+    def _prepare_copy(self) -> None:
+        """Before a copy: the MAC the two share (``MacChain``), while no tag was asked for."""
+        if self._twin is not None or self._mac_chain is not None:
+            return
+        if self._unasked is not None:  # encrypted, not digested
+            x_final, tail, length = self._unasked
+            mask = self._provider.keystream(self._key, self.nonce, first=0).update(
+                bytes(BLOCK_SIZE)
+            )
+            # The partial block's plaintext: its ciphertext XOR its counter block's key stream.
+            last = self._provider.keystream(
+                self._key, self.nonce, first=length // BLOCK_SIZE + 1
+            ).update(bytes(len(tail)))
+            partial = bytes(c ^ k for c, k in zip(tail, last))
+            if x_final is None:  # a whole 16-byte tag is the MAC masked with S_0
+                x_final = bytes(t ^ m for t, m in zip(self._tag, mask))
+        elif self._tag is None and self._plaintext is not None:  # decrypted, not verified
+            plaintext = self._plaintext
+            pending = len(plaintext) % BLOCK_SIZE
+            if not pending:
+                return
+            partial = plaintext[len(plaintext) - pending :]
+            mask = self._provider.keystream(self._key, self.nonce, first=0).update(
+                bytes(BLOCK_SIZE)
+            )
+            x_final = self._provider.cbc_mac(
+                self._key,
+                ccm_mac_input(self.nonce, self._mac_len, self._header() or b"", plaintext),
+            )
+        else:
+            return
+        self._mac_chain = MacChain(
+            self._provider, self._key, mask, x_final, partial.ljust(BLOCK_SIZE, b"\x00"),
+            self._mac_len,
+        )  # fmt: skip
+        self._unasked = None
 
     def encrypt_and_digest(self, plaintext: Any, output: Any = None) -> tuple[Any, bytes]:
         if (
@@ -189,7 +296,7 @@ class CcmCipher(AeadBase):
         ):  # the common call, flat: one AESCCM call on the key object's AESCCM
             with _first_use.FIRST_USE_LOCK:
                 if self._next is not INITIAL:
-                    return self.encrypt(plaintext), self.digest()
+                    return self._encrypt(plaintext, None, True), self.digest()
                 self._next = AFTER_DIGEST
             aad = self._aad
             sealed = _seal_split(
@@ -212,7 +319,7 @@ class CcmCipher(AeadBase):
         ):
             ciphertext, self._tag = self._seal(plaintext)
             return ciphertext, self._tag
-        return self.encrypt(plaintext, output=output), self.digest()
+        return self._encrypt(plaintext, output, True), self.digest()
 
     # -- decryption --------------------------------------------------------
 
@@ -300,7 +407,12 @@ class CcmCipher(AeadBase):
         self._ciphertext = ciphertext  # a second verify needs the real tag
 
     def _real_tag(self) -> bytes:
-        """The tag of what was decrypted: encrypting the plaintext again yields it."""
+        """The tag of what was decrypted: encrypting the plaintext again yields it
+        (or, shared with a copy, the ``MacChain``'s)."""
+        if self._mac_chain is not None:
+            self._tag = self._mac_chain.take()
+            self._mac_chain = None
+            self._plaintext = self._ciphertext = None
         if self._tag is None:
             plaintext = self._plaintext
             if plaintext is None:

@@ -80,6 +80,7 @@ class NativeFace:
         shared. Otherwise the copy shares the OpenSSL contexts.
         """
         twin = self.__dict__.get("_twin") or self._twin_for_copy()
+        self._prepare_copy()
         duplicate = object.__new__(type(self))
         duplicate.__dict__.update(self.__dict__)
         if twin is not None:
@@ -92,6 +93,13 @@ class NativeFace:
         Subclasses whose state is made on first use override it.
         """
         return None
+
+    def _prepare_copy(self) -> None:
+        """Make state the object and its copy are to share, as native's share theirs.
+
+        Called by ``__copy__`` before the copy is made; the attributes set
+        here are copied with the others. Nothing by default.
+        """
 
     def __deepcopy__(self, memo: dict) -> Any:
         self._refuse_copying()
