@@ -172,6 +172,12 @@ class EaxStream:
     def final_tag(self) -> bytes:
         return _xor16(self._n, self._header.finalize(), self._payload.finalize())
 
+    def omac_tags(self) -> tuple[bytes, bytes, bytes]:
+        """The three OMACs of what was fed so far (nonce, header, payload), the stream going on."""
+        header = when_free(self._header.copy).finalize()
+        payload = when_free(self._payload.copy).finalize()
+        return self._n, header, payload
+
 
 class EaxProvider:
     """AES-EAX composed from OpenSSL's CMAC and CTR (no EAX in OpenSSL)."""

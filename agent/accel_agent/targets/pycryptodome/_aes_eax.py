@@ -11,6 +11,13 @@ computed once, as native caches it. A whole message on a fresh object
 
 The order rules are GCM's (``_order_rules``); a call out of order is judged
 by a native object in the same state, so its ``TypeError`` is native's.
+
+``copy.copy`` shares the stream, as native's copy shares its OMACs and CTR.
+In the middle of a message, buffers not of the plain shapes go, with the
+rest of the message, to a native twin in the object's state
+(``_twin_mid_message``): the payload OMAC's CMAC state is computed back
+from its tag (AES decryption with the key, and the last partial block of
+ciphertext, kept for this while the payload is not block-aligned).
 """
 
 from __future__ import annotations
@@ -28,7 +35,7 @@ if TYPE_CHECKING:
     from typing import Any, Callable
 
 MODE_EAX = 9
-MODE_CTR = 6  # pycryptodome's, for the native CTR of aliased buffers
+MODE_ECB, MODE_CTR = 1, 6  # pycryptodome's, for the native CMAC and CTR of a twin
 BLOCK_SIZE = AES.block_size  # the record's
 _OMAC_PREFIXES = tuple(bytes(BLOCK_SIZE - 1) + bytes((t,)) for t in range(3))
 
@@ -45,6 +52,10 @@ class EaxCipher(AeadBase):
     _mode = MODE_EAX
     _stream = None
     _msg_len = 0  # payload bytes processed: a judge is brought to the same MAC position
+    _unciphered = 0  # of those, bytes MACed but not through the CTR (a refused output=)
+    # The payload OMAC's last ciphertext bytes (up to 16) while _msg_len is not a
+    # multiple of 16: native CMAC's cache, which a twin needs (_twin_mid_message).
+    _ct_tail = b""
 
     # -- twins -------------------------------------------------------------
 
@@ -131,14 +142,53 @@ class EaxCipher(AeadBase):
         if not _buffers.servable(data, output):
             if self._next is INITIAL:
                 return None
+            if not _buffers.shapes_servable(data, output) and self._twin_mid_message():
+                return None  # the twin serves it
             return self._mid_message_bytes(method, data, output)
         return data
+
+    def _keep_tail(self, ciphertext: Any) -> None:
+        """Keep the payload OMAC's last bytes (see ``_ct_tail``); after ``_msg_len`` moved on."""
+        if self._msg_len % BLOCK_SIZE:
+            if len(ciphertext) >= BLOCK_SIZE:
+                self._ct_tail = bytes(ciphertext[-BLOCK_SIZE:])
+            else:
+                self._ct_tail = (self._ct_tail + bytes(ciphertext))[-BLOCK_SIZE:]
+
+    def _twin_mid_message(self) -> Any:
+        """A native EaxMode in the state native's would have here, or None (no stream yet,
+        or the tag known).
+
+        Its nonce OMAC is native's own; its header OMAC takes no more data
+        from here, so it is given its tag; its payload OMAC is given the CMAC
+        state (``omac_state``) behind the stream's tag of the payload so far.
+        """
+        with _first_use.FIRST_USE_LOCK:
+            if self._twin is not None:
+                return self._twin
+            if self._stream is None or self._tag is not None:
+                return None
+            method = ENCRYPT if self._next is AFTER_ENCRYPT else DECRYPT
+            _nonce_tag, header_tag, payload_tag = self._stream.omac_tags()
+            twin = self._new_native()
+            getattr(twin, method)(b"")  # native's order rules: past the header
+            twin._omac[1]._mac_tag = header_tag
+            pending = self._msg_len % BLOCK_SIZE
+            partial = self._ct_tail[len(self._ct_tail) - pending :] if pending else b""
+            ecb = self._backing.native_new(self._key, MODE_ECB)
+            omac_state(twin._omac[2], ecb, payload_tag, BLOCK_SIZE + self._msg_len, partial)
+            twin._cipher = self._native_ctr(method)
+            self._twin = twin
+            self._next = _order_rules.WITH_TWIN
+            return twin
 
     def _mirror_refused(self, method: str, data: Any) -> None:
         if method == DECRYPT and _buffers.is_plain(data):
             # Native MACs a ciphertext before it finds fault with output=.
             (self._stream or self._open()).absorb(bytes(data))
             self._msg_len += len(data)
+            self._unciphered += len(data)
+            self._keep_tail(data)
 
     def _serve_aliased(self, method: str, data: Any, output: Any) -> None:
         """Native's CTR loop writes ``output``; the OMAC of the ciphertext sees what native's does.
@@ -150,13 +200,14 @@ class EaxCipher(AeadBase):
         stream = self._stream or self._open()
         serve = _aliased_output.encrypt if method == ENCRYPT else _aliased_output.decrypt
         read = serve(self._native_ctr, data, output)
-        getattr(stream, method)(read)
+        ciphertext = getattr(stream, method)(read)
         self._msg_len += len(read)
+        self._keep_tail(ciphertext if method == ENCRYPT else read)
         self._backing.slot.calls += 1
 
     def _native_ctr(self, method: str) -> Any:
         """pycryptodome's CTR object as native's EaxMode holds it at this point of the message."""
-        position = self._msg_len
+        position = self._msg_len - self._unciphered
         start = _aliased_output.aligned_start(position)
         counter = int.from_bytes(self._stream.initial_counter, "big") + start // BLOCK_SIZE
         ctr = self._backing.native_new(
@@ -176,7 +227,10 @@ class EaxCipher(AeadBase):
         stream = self._stream or self._open()
         self._msg_len += len(data)
         self._backing.slot.calls += 1
-        return _buffers.deliver(stream.encrypt(data), output)
+        ciphertext = stream.encrypt(data)
+        if self._msg_len % BLOCK_SIZE:
+            self._keep_tail(ciphertext)
+        return _buffers.deliver(ciphertext, output)
 
     def encrypt_and_digest(self, plaintext: Any, output: Any = None) -> tuple[Any, bytes]:
         if (
@@ -207,6 +261,8 @@ class EaxCipher(AeadBase):
         self._next = AFTER_DECRYPT
         stream = self._stream or self._open()
         self._msg_len += len(data)
+        if self._msg_len % BLOCK_SIZE:
+            self._keep_tail(data)  # before the call: in place, it overwrites the input
         self._backing.slot.calls += 1
         return _buffers.deliver(stream.decrypt(data), output)
 
@@ -244,6 +300,50 @@ class EaxCipher(AeadBase):
         self._tag = tag = stream.tag()[: self._mac_len]
         self._backing.slot.calls += 1
         return tag
+
+
+def _doubled(block: bytes) -> bytes:
+    """CMAC's subkey doubling in GF(2^128) (SP 800-38B, 6.1)."""
+    value = int.from_bytes(block, "big") << 1
+    if value >> 128:
+        value = (value & ((1 << 128) - 1)) ^ 0x87
+    return value.to_bytes(BLOCK_SIZE, "big")
+
+
+def _xor(a: bytes, b: bytes) -> bytes:
+    return (int.from_bytes(a, "big") ^ int.from_bytes(b, "big")).to_bytes(len(a), "big")
+
+
+def omac_state(omac: Any, ecb: Any, tag: bytes, size: int, partial: bytes) -> None:
+    """Give pycryptodome's CMAC object ``omac`` the state behind ``tag``, its 16-byte tag
+    of ``size`` bytes whose last, incomplete block is ``partial`` (empty when whole).
+
+    pycryptodome's CMAC processes every whole block at once and keeps the
+    last one's CBC input (``_last_pt``) for the final step; the tag is
+    E(K, that input ^ K1) for a whole last block, and E(K, X ^ pad(partial)
+    ^ K2) for a partial one, X being the CBC value before it. ``ecb`` is a
+    native AES-ECB object of the key; ``size`` is at least one block (an
+    OMAC's prefix).
+    """
+    k1 = _doubled(ecb.encrypt(bytes(BLOCK_SIZE)))
+    final_input = ecb.decrypt(tag)
+    if partial:
+        padded = partial + b"\x80" + bytes(BLOCK_SIZE - len(partial) - 1)
+        last_ct = _xor(_xor(final_input, _doubled(k1)), padded)
+        last_pt = None  # unused until a later whole block sets it again
+    else:
+        last_pt = _xor(final_input, k1)
+        last_ct = ecb.encrypt(last_pt)
+    omac._last_ct = last_ct
+    omac._last_pt = last_pt
+    cache = bytearray(BLOCK_SIZE)
+    cache[: len(partial)] = partial
+    omac._cache = cache
+    omac._cache_n = len(partial)
+    omac._data_size = size
+    omac._cbc = omac._factory.new(
+        omac._key, omac._factory.MODE_CBC, last_ct, **omac._cipher_params
+    )
 
 
 _KEYWORDS = frozenset(("nonce", "mac_len", "use_aesni"))
