@@ -129,7 +129,7 @@ class EaxStream:
     again. ``final_tag()`` is the same for a stream nobody else holds.
     """
 
-    __slots__ = ("_n", "_header", "_payload", "_ctr")
+    __slots__ = ("_n", "_header", "_payload", "_ctr", "_handed")
 
     def __init__(self, provider: EaxProvider, key: bytes, nonce: bytes) -> None:
         keyed = provider.cmac(key)
@@ -142,6 +142,7 @@ class EaxStream:
         keyed.update(_OMAC_PREFIX[2])
         self._payload = keyed
         self._ctr = provider.ctr(key, self._n)
+        self._handed = False
 
     @property
     def initial_counter(self) -> bytes:
@@ -152,17 +153,34 @@ class EaxStream:
         _fed(self._header, header)
 
     def encrypt(self, plaintext: bytes) -> bytes:
+        if self._handed:
+            raise HandedOver("this stream's payload goes on elsewhere")
         ciphertext = _fed(self._ctr, plaintext)
         _fed(self._payload, ciphertext)
         return ciphertext
 
     def decrypt(self, ciphertext: bytes) -> bytes:
+        if self._handed:
+            raise HandedOver("this stream's payload goes on elsewhere")
         _fed(self._payload, ciphertext)
         return _fed(self._ctr, ciphertext)
 
     def absorb(self, ciphertext: bytes) -> None:
         """MAC ciphertext without decrypting it (the key stream does not move)."""
+        if self._handed:
+            raise HandedOver("this stream's payload goes on elsewhere")
         _fed(self._payload, ciphertext)
+
+    def hand_over(self) -> None:
+        """Refuse payload from now on (:class:`HandedOver`): its caller goes on elsewhere
+        from the point it reads after this call (its counts, ``omac_tags``).
+
+        A caller counts a call's bytes before it feeds the stream, and reads
+        its counts after this: of two threads, either the feeding one is
+        refused, or its bytes are in the counts read, so no key stream is
+        handed on that this stream also uses.
+        """
+        self._handed = True
 
     def tag(self) -> bytes:
         header = when_free(self._header.copy).finalize()
@@ -177,6 +195,10 @@ class EaxStream:
         header = when_free(self._header.copy).finalize()
         payload = when_free(self._payload.copy).finalize()
         return self._n, header, payload
+
+
+class HandedOver(Exception):
+    """Payload given to an :class:`EaxStream` after ``hand_over`` (only threads get here)."""
 
 
 class EaxProvider:

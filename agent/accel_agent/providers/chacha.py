@@ -133,7 +133,9 @@ class AeadStream:
     its ``output`` buffer after the MAC has seen the data).
     """
 
-    __slots__ = ("_context", "_mac", "aad_len", "ct_len", "unciphered", "_in_aad", "_tag", "_lock")
+    __slots__ = (
+        "_context", "_mac", "aad_len", "ct_len", "unciphered", "_in_aad", "_tag", "_handed", "_lock"
+    )  # fmt: skip
 
     def __init__(self, provider: ChaCha20Poly1305Provider, key: bytes, nonce12: bytes) -> None:
         context = provider.context(key, b"\x00\x00\x00\x00" + nonce12)
@@ -146,6 +148,7 @@ class AeadStream:
         self.unciphered = 0
         self._in_aad = True
         self._tag: bytes | None = None
+        self._handed = False  # hand_over(): the cipher is a twin's now, the MAC goes on
         # Each step feeds two OpenSSL objects (cipher, then MAC): threads
         # sharing a stream take turns, so the MAC sees the ciphertext in the
         # order it was produced.
@@ -191,14 +194,15 @@ class AeadStream:
     def mac_update(self, data: Any) -> None:
         """Feed Poly1305 alone, with no padding or counting (a native twin does those now)."""
         with self._lock:
-            self._refuse_when_finished()
+            if self._tag is not None:
+                raise StreamFinished("the tag of this stream was computed already")
             self._mac.update(data)
 
     def mac_finalize(self) -> bytes:
         """Poly1305's tag of what it was fed, once (a native twin fed it the lengths)."""
         with self._lock:
-            self._refuse_when_finished()
-            self._tag = self._mac.finalize()
+            if self._tag is None:
+                self._tag = self._mac.finalize()
             return self._tag
 
     def _absorb(self, ciphertext: bytes) -> None:
@@ -208,8 +212,25 @@ class AeadStream:
         self.ct_len += len(ciphertext)
 
     def _refuse_when_finished(self) -> None:
-        if self._tag is not None:
+        if self._tag is not None or self._handed:
             raise StreamFinished("the tag of this stream was computed already")
+
+    def hand_over(self) -> tuple[int, int, int] | None:
+        """Stop ciphering here, for a twin that goes on from this point with the MAC alone
+        (``mac_update``, ``mac_finalize``): (aad_len, ct_len, key_stream_used), or None
+        when the tag was computed already.
+
+        Taken under the lock, so no call is half done: a call that comes
+        later raises :class:`StreamFinished`, and its caller hands it to the
+        twin, whose key stream starts where this one stopped.
+        """
+        with self._lock:
+            if self._tag is not None or self._handed:
+                return None
+            if self._in_aad:
+                self._end_aad()
+            self._handed = True
+            return self.aad_len, self.ct_len, self.ct_len - self.unciphered
 
     def tag(self) -> bytes:
         """The 16-byte tag (computed once; later calls return it again)."""

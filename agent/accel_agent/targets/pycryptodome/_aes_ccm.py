@@ -114,8 +114,8 @@ class CcmCipher(AeadBase):
     _aad_len = 0
     _plaintext: bytes | None = None  # what was decrypted, until the tag is known
     # After a whole payload encrypted by encrypt() whose length is not a multiple
-    # of 16, until its tag is asked for: (the unmasked MAC, when the tag is
-    # shorter than it; the last partial block of ciphertext; the payload's
+    # of 16, until its tag is asked for: (the ciphertext, when the tag is
+    # shorter than the MAC; the last partial block of ciphertext; the payload's
     # length). For a copy's MacChain.
     _unasked: tuple | None = None
     _mac_chain: MacChain | None = None  # shared with copies (_prepare_copy)
@@ -192,10 +192,6 @@ class CcmCipher(AeadBase):
     # -- encryption --------------------------------------------------------
 
     def encrypt(self, plaintext: Any, output: Any = None) -> bytes | None:
-        return self._encrypt(plaintext, output, False)
-
-    def _encrypt(self, plaintext: Any, output: Any, digest_follows: bool) -> bytes | None:
-        """``encrypt``; ``digest_follows``: encrypt_and_digest's, whose tag is asked at once."""
         if self._twin is not None:
             return self._twin.encrypt(plaintext, output=output)
         if self._next is not INITIAL:
@@ -211,15 +207,15 @@ class CcmCipher(AeadBase):
             return self._become_native().encrypt(plaintext, output=output)
         ciphertext, self._tag = self._seal(plaintext)
         pending = len(plaintext) % BLOCK_SIZE
-        if pending and not digest_follows:
-            # Native keeps the last partial block until digest(): a copy needs it (MacChain).
-            x_final = None
-            if self._mac_len != FULL_TAG:  # the tag does not hold the whole MAC: run it
-                x_final = self._provider.cbc_mac(
-                    self._key,
-                    ccm_mac_input(self.nonce, self._mac_len, self._header() or b"", plaintext),
-                )
-            self._unasked = (x_final, ciphertext[len(ciphertext) - pending :], len(plaintext))
+        if pending:
+            # Native keeps the last partial block until digest(): a copy needs it
+            # (MacChain), and, when the tag does not hold the whole MAC, the
+            # ciphertext to run the MAC again from.
+            self._unasked = (
+                ciphertext if self._mac_len != FULL_TAG else None,
+                ciphertext[len(ciphertext) - pending :],
+                len(plaintext),
+            )
         return _buffers.deliver(ciphertext, output)
 
     def _seal(self, plaintext: Any) -> tuple[bytes, bytes]:
@@ -252,10 +248,17 @@ class CcmCipher(AeadBase):
         if self._twin is not None or self._mac_chain is not None:
             return
         if self._unasked is not None:  # encrypted, not digested
-            x_final, tail, length = self._unasked
+            ciphertext, tail, length = self._unasked
             mask = self._provider.keystream(self._key, self.nonce, first=0).update(
                 bytes(BLOCK_SIZE)
             )
+            x_final = None
+            if ciphertext is not None:  # a short tag: the MAC run again over the plaintext
+                plaintext = self._provider.keystream(self._key, self.nonce).update(ciphertext)
+                x_final = self._provider.cbc_mac(
+                    self._key,
+                    ccm_mac_input(self.nonce, self._mac_len, self._header() or b"", plaintext),
+                )
             # The partial block's plaintext: its ciphertext XOR its counter block's key stream.
             last = self._provider.keystream(
                 self._key, self.nonce, first=length // BLOCK_SIZE + 1
@@ -296,7 +299,7 @@ class CcmCipher(AeadBase):
         ):  # the common call, flat: one AESCCM call on the key object's AESCCM
             with _first_use.FIRST_USE_LOCK:
                 if self._next is not INITIAL:
-                    return self._encrypt(plaintext, None, True), self.digest()
+                    return self.encrypt(plaintext), self.digest()
                 self._next = AFTER_DIGEST
             aad = self._aad
             sealed = _seal_split(
@@ -319,7 +322,7 @@ class CcmCipher(AeadBase):
         ):
             ciphertext, self._tag = self._seal(plaintext)
             return ciphertext, self._tag
-        return self._encrypt(plaintext, output, True), self.digest()
+        return self.encrypt(plaintext, output=output), self.digest()
 
     # -- decryption --------------------------------------------------------
 

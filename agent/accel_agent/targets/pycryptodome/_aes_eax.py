@@ -25,6 +25,7 @@ from __future__ import annotations
 import sys
 
 from accel_agent import patching
+from accel_agent.providers.aes_aead import HandedOver
 from accel_agent.providers.block_ciphers import AES
 from accel_agent.targets.pycryptodome import _aliased_output, _buffers, _first_use, _order_rules
 from accel_agent.targets.pycryptodome._aead_base import ALIASED, AeadBase, nonce_argument
@@ -147,6 +148,15 @@ class EaxCipher(AeadBase):
             return self._mid_message_bytes(method, data, output)
         return data
 
+    def _twin_for_copy(self) -> Any:
+        """The twin serving this object and its copy from now on (``NativeFace.__copy__``):
+        fresh, AeadBase's; in the middle of a message, ``_twin_mid_message`` (native's
+        copies share their OMACs and CTR, each object keeping nothing of its own)."""
+        twin = super()._twin_for_copy()
+        if twin is None and self._twin is None:
+            return self._twin_mid_message()
+        return twin
+
     def _keep_tail(self, ciphertext: Any) -> None:
         """Keep the payload OMAC's last bytes (see ``_ct_tail``); after ``_msg_len`` moved on."""
         if self._msg_len % BLOCK_SIZE:
@@ -166,9 +176,14 @@ class EaxCipher(AeadBase):
         with _first_use.FIRST_USE_LOCK:
             if self._twin is not None:
                 return self._twin
-            if self._stream is None or self._tag is not None:
+            if (
+                self._stream is None
+                or self._tag is not None
+                or not (self._next is AFTER_ENCRYPT or self._next is AFTER_DECRYPT)
+            ):
                 return None
             method = ENCRYPT if self._next is AFTER_ENCRYPT else DECRYPT
+            self._stream.hand_over()  # before the counts are read (see hand_over)
             _nonce_tag, header_tag, payload_tag = self._stream.omac_tags()
             twin = self._new_native()
             getattr(twin, method)(b"")  # native's order rules: past the header
@@ -185,7 +200,10 @@ class EaxCipher(AeadBase):
     def _mirror_refused(self, method: str, data: Any) -> None:
         if method == DECRYPT and _buffers.is_plain(data):
             # Native MACs a ciphertext before it finds fault with output=.
-            (self._stream or self._open()).absorb(bytes(data))
+            try:
+                (self._stream or self._open()).absorb(bytes(data))
+            except HandedOver:
+                return  # a copy handed the message to a twin meanwhile (threads)
             self._msg_len += len(data)
             self._unciphered += len(data)
             self._keep_tail(data)
@@ -200,7 +218,10 @@ class EaxCipher(AeadBase):
         stream = self._stream or self._open()
         serve = _aliased_output.encrypt if method == ENCRYPT else _aliased_output.decrypt
         read = serve(self._native_ctr, data, output)
-        ciphertext = getattr(stream, method)(read)
+        try:
+            ciphertext = getattr(stream, method)(read)
+        except HandedOver:  # a copy handed the message to a twin meanwhile (threads)
+            return
         self._msg_len += len(read)
         self._keep_tail(ciphertext if method == ENCRYPT else read)
         self._backing.slot.calls += 1
@@ -227,7 +248,12 @@ class EaxCipher(AeadBase):
         stream = self._stream or self._open()
         self._msg_len += len(data)
         self._backing.slot.calls += 1
-        ciphertext = stream.encrypt(data)
+        try:
+            ciphertext = stream.encrypt(data)
+        except HandedOver:  # a copy handed the message to a twin meanwhile (threads)
+            with _first_use.FIRST_USE_LOCK:  # held by the copy until the twin is set
+                twin = self._twin
+            return twin.encrypt(plaintext, output=output)
         if self._msg_len % BLOCK_SIZE:
             self._keep_tail(ciphertext)
         return _buffers.deliver(ciphertext, output)
@@ -264,7 +290,13 @@ class EaxCipher(AeadBase):
         if self._msg_len % BLOCK_SIZE:
             self._keep_tail(data)  # before the call: in place, it overwrites the input
         self._backing.slot.calls += 1
-        return _buffers.deliver(stream.decrypt(data), output)
+        try:
+            plaintext = stream.decrypt(data)
+        except HandedOver:  # a copy handed the message to a twin meanwhile (threads)
+            with _first_use.FIRST_USE_LOCK:  # held by the copy until the twin is set
+                twin = self._twin
+            return twin.decrypt(ciphertext, output=output)
+        return _buffers.deliver(plaintext, output)
 
     def verify(self, received_mac_tag: Any) -> None:
         if self._twin is not None or VERIFY not in self._next:

@@ -139,8 +139,9 @@ class GcmCipher(AeadBase):
         # A count set from outside: encrypt()/decrypt() must judge the limit.
         if self._one_shot:
             self._one_shot[0] = 0
+        if value != self._msg_count:
+            self._count_set = True
         self._msg_count = value
-        self._count_set = True
 
     # -- twins -------------------------------------------------------------
 
@@ -187,7 +188,10 @@ class GcmCipher(AeadBase):
         the same. (Not with ``_msg_len`` set from outside: the count no
         longer says what OpenSSL's context processed, and a judge decides.)
         """
-        return getattr(self._twin_mid_message(), method)(data, output=output)
+        twin = self._twin_mid_message()
+        if twin is None:  # another thread ended the message meanwhile: native's verdict
+            return self._not_ours(method, data, output=output)
+        return getattr(twin, method)(data, output=output)
 
     def _twin_mid_message(self) -> Any:
         """A native ``GcmMode`` in the state native's object would have here.
@@ -200,6 +204,13 @@ class GcmCipher(AeadBase):
         with _first_use.FIRST_USE_LOCK:
             if self._twin is not None:
                 return self._twin
+            if (
+                not (self._next is AFTER_ENCRYPT or self._next is AFTER_DECRYPT)
+                or self._tag is not None
+                or self._context is None  # its opening failed (a racing one-shot call)
+                or self._count_set
+            ):
+                return None  # another thread moved the object on: no mid-message state
             encrypting = self._next is AFTER_ENCRYPT
             method = ENCRYPT if encrypting else DECRYPT
             tag = self._encryption_tag() if encrypting else self._rebuilt_tag()
@@ -571,8 +582,17 @@ class GcmCipher(AeadBase):
         update: native, checking after that call, raises its TypeError.
         """
         if is_busy(exc):
-            return when_free(stream_update, context, data)
+            try:
+                return when_free(stream_update, context, data)
+            except self._provider.AlreadyFinalized as finished:  # while it waited
+                exc = finished
         if isinstance(exc, self._provider.AlreadyFinalized):
+            with _first_use.FIRST_USE_LOCK:  # a copy making the twin holds it until it is set
+                twin = self._twin
+            if twin is not None:
+                # A copy handed the message to a twin meanwhile (finalizing the
+                # context for its state): the call is the twin's, after it.
+                return getattr(twin, method)(data)
             self._native_verdict(method, data)
             raise TypeError("%s() cannot be called after the message is finished" % method)
         raise exc
@@ -639,7 +659,10 @@ class GcmCipher(AeadBase):
                 shadow.authenticate_additional_data(chunk)
             for chunk in self._kept:
                 shadow.update(chunk)
-        shadow.finalize()
+        try:
+            shadow.finalize()
+        except self._provider.AlreadyFinalized:
+            pass  # a copy sharing the shadow rebuilt the tag first: it is there to read
         self._shadow = None
         self._release_kept()
         return shadow.tag

@@ -91,7 +91,15 @@ class TwinAuthenticator:
             raise TypeError("You can only call 'digest' or 'hexdigest' on this object")
         if type(data) is not bytes and not plain(data):
             data = self._coerce(data)
-        self._stream.mac_update(data)
+        try:
+            self._stream.mac_update(data)
+        except StreamFinished:
+            # The object's own digest() finished the MAC while a copy was made
+            # (threads): as natively after a first tag, native's TypeError.
+            self._tag = self._stream.mac_finalize()
+            self._native.digest()
+            self._native.update(data)
+            raise TypeError("You can only call 'digest' or 'hexdigest' on this object") from None
         return self
 
     def digest(self) -> bytes:
@@ -183,6 +191,12 @@ class ChaCha20Poly1305Cipher(AeadBase):
                 return self._twin
             stream = self._stream
             method = ENCRYPT if self._next is AFTER_ENCRYPT else DECRYPT
+            # No call is half done once the stream is handed over; later ones
+            # raise StreamFinished and come to the twin (_stream_call).
+            handed = stream.hand_over()
+            if handed is None:
+                return None  # another thread's digest() or verify() finished it
+            aad_len, ct_len, _used = handed
             twin = self._new_native()
             getattr(twin, method)(b"")  # native's order rules: past the associated data
             flavour = self._backing.native_new.__module__.partition(".")[0]
@@ -190,8 +204,8 @@ class ChaCha20Poly1305Cipher(AeadBase):
             # a key with r != 0: with r = 0 every message has the same tag (Coercer probes)
             coerce = Coercer(lambda: mac_class(bytes(range(1, 17)), bytes(16), None))
             twin._authenticator = TwinAuthenticator(stream, twin._authenticator, coerce)
-            twin._len_aad = stream.aad_len
-            twin._len_ct = stream.ct_len
+            twin._len_aad = aad_len
+            twin._len_ct = ct_len
             twin._cipher = self._native_chacha(method)
             self._twin = twin
             return twin
@@ -210,6 +224,14 @@ class ChaCha20Poly1305Cipher(AeadBase):
             and self._tag is None
             and not _buffers.shapes_servable(data, output)
         )
+
+    def _odd_buffers(self, method: str, data: Any, output: Any) -> Any:
+        """The twin's answer to a call ``_odd_mid_message`` picked (native's verdict if
+        another thread ended the message meanwhile)."""
+        twin = self._twin_mid_message()
+        if twin is None:
+            return self._not_ours(method, data, output=output)
+        return getattr(twin, method)(data, output=output)
 
     def _align_judge(self, judge: Any, method: str) -> None:
         """The same order-rule state and, for a payload call, the same key stream position."""
@@ -310,7 +332,7 @@ class ChaCha20Poly1305Cipher(AeadBase):
                 self._next = AFTER_ENCRYPT
                 return self._become_native().encrypt(plaintext, output=output)
             if self._odd_mid_message(plaintext, output):
-                return self._twin_mid_message().encrypt(plaintext, output=output)
+                return self._odd_buffers(ENCRYPT, plaintext, output)
             plaintext = self._mid_message_bytes(ENCRYPT, plaintext, output)
             if plaintext is ALIASED:
                 return None
@@ -339,10 +361,15 @@ class ChaCha20Poly1305Cipher(AeadBase):
         self._stream_call(method, serve(self._native_chacha, data, output))
 
     def _stream_call(self, method: str, data: Any) -> Any:
-        """The stream's ``encrypt``/``decrypt`` of ``data``; native's error once it is finished."""
+        """The stream's ``encrypt``/``decrypt`` of ``data``; native's error once it is finished,
+        and the twin's answer once a copy handed the stream over (threads)."""
         try:
             return getattr(self._stream, method)(data)
         except StreamFinished:
+            with _first_use.FIRST_USE_LOCK:  # a copy making the twin holds it until it is set
+                twin = self._twin
+            if twin is not None:
+                return getattr(twin, method)(data)
             self._finished_meanwhile(method, data)
 
     def _native_chacha(self, method: str) -> Any:
@@ -399,7 +426,7 @@ class ChaCha20Poly1305Cipher(AeadBase):
                 self._next = AFTER_DECRYPT
                 return self._become_native().decrypt(ciphertext, output=output)
             if self._odd_mid_message(ciphertext, output):
-                return self._twin_mid_message().decrypt(ciphertext, output=output)
+                return self._odd_buffers(DECRYPT, ciphertext, output)
             ciphertext = self._mid_message_bytes(DECRYPT, ciphertext, output)
             if ciphertext is ALIASED:
                 return None
@@ -429,7 +456,10 @@ class ChaCha20Poly1305Cipher(AeadBase):
             return
         stream = self._stream or self._open()
         if _buffers.is_plain(ciphertext):
-            stream.absorb(bytes(ciphertext))
+            try:
+                stream.absorb(bytes(ciphertext))
+            except StreamFinished:
+                pass  # a copy handed the stream to a twin meanwhile (threads)
         else:
             stream.ct_len += length
             stream.unciphered += length
