@@ -6,8 +6,8 @@ keeps the same value where nothing can read it, but its tag is that value
 one or two multiplications by H later, XORed with E(K, J0). Knowing H, the
 lengths and the last partial block, the value is recovered by dividing by
 H: the only use of this module, on the rare path of a copy of an object
-in the middle of a message. Plain Python: about 10 ms a copy, nothing on
-any per-message path.
+in the middle of a message. Plain Python: well under a millisecond a copy,
+nothing on any per-message path.
 
 Blocks are 128-bit integers read big-endian, the bit order of SP 800-38D
 (the first bit of the block is the coefficient of x^0).
@@ -30,19 +30,32 @@ def multiply(x: int, y: int) -> int:
     return z
 
 
+def _reflected(value: int) -> int:
+    """The 128 bits of ``value`` in the other order (SP 800-38D's order <-> x^i at bit i)."""
+    return int(format(value, "0128b")[::-1], 2)
+
+
+_MODULUS = (1 << 128) | 0x87  # x^128 + x^7 + x^2 + x + 1, x^i at bit i
+
+
 def inverse(x: int) -> int:
-    """1 / x in GF(2^128): x^(2^128 - 2). ``x`` is not zero."""
+    """1 / x in GF(2^128). ``x`` is not zero.
+
+    The extended Euclidean algorithm on polynomials over GF(2) (Hankerson,
+    Menezes and Vanstone, Guide to Elliptic Curve Cryptography, Algorithm
+    2.48): about 0.2 ms in Python, where x^(2^128 - 2) took 4 ms.
+    """
     if not x:
         raise ZeroDivisionError("0 has no inverse in GF(2^128)")
-    result = 1 << 127  # the field's one, in the reflected bit order
-    power = x
-    exponent = (1 << 128) - 2
-    while exponent:
-        if exponent & 1:
-            result = multiply(result, power)
-        power = multiply(power, power)
-        exponent >>= 1
-    return result
+    u, v = _reflected(x), _MODULUS
+    g1, g2 = 1, 0
+    while u != 1:
+        j = u.bit_length() - v.bit_length()
+        if j < 0:
+            u, v, g1, g2, j = v, u, g2, g1, -j
+        u ^= v << j
+        g1 ^= g2 << j
+    return _reflected(g1)
 
 
 def block(data: bytes) -> int:
