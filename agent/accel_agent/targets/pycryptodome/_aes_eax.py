@@ -254,8 +254,11 @@ class EaxCipher(AeadBase):
             with _first_use.FIRST_USE_LOCK:  # held by the copy until the twin is set
                 twin = self._twin
             return twin.encrypt(plaintext, output=output)
-        if self._msg_len % BLOCK_SIZE:
-            self._keep_tail(ciphertext)
+        if self._msg_len % BLOCK_SIZE:  # _keep_tail, inline for bytes
+            if len(ciphertext) >= BLOCK_SIZE:
+                self._ct_tail = ciphertext[-BLOCK_SIZE:]
+            else:
+                self._ct_tail = (self._ct_tail + ciphertext)[-BLOCK_SIZE:]
         return _buffers.deliver(ciphertext, output)
 
     def encrypt_and_digest(self, plaintext: Any, output: Any = None) -> tuple[Any, bytes]:
@@ -287,8 +290,13 @@ class EaxCipher(AeadBase):
         self._next = AFTER_DECRYPT
         stream = self._stream or self._open()
         self._msg_len += len(data)
-        if self._msg_len % BLOCK_SIZE:
-            self._keep_tail(data)  # before the call: in place, it overwrites the input
+        if self._msg_len % BLOCK_SIZE:  # before the call: in place, it overwrites the input
+            if type(data) is not bytes:
+                self._keep_tail(data)
+            elif len(data) >= BLOCK_SIZE:  # _keep_tail, inline for bytes
+                self._ct_tail = data[-BLOCK_SIZE:]
+            else:
+                self._ct_tail = (self._ct_tail + data)[-BLOCK_SIZE:]
         self._backing.slot.calls += 1
         try:
             plaintext = stream.decrypt(data)

@@ -338,11 +338,11 @@ class GcmCipher(AeadBase):
                 ciphertext = context.update(plaintext)
         except Exception as exc:  # noqa: BLE001 - only threads sharing the object get here
             ciphertext = self._contended(ENCRYPT, context, plaintext, exc)
-        if self._msg_count % BLOCK_SIZE:
-            if len(ciphertext) >= BLOCK_SIZE:  # _keep_tail, inline for bytes
+        if self._msg_count % BLOCK_SIZE:  # _keep_tail, inline for bytes
+            if len(ciphertext) >= BLOCK_SIZE:
                 self._ct_tail = ciphertext[-BLOCK_SIZE:]
             else:
-                self._keep_tail(ciphertext)
+                self._ct_tail = (self._ct_tail + ciphertext)[-BLOCK_SIZE:]
         return _buffers.deliver(ciphertext, output)
 
     def _check_limit(self, method: str, data: Any, output: Any) -> None:
@@ -494,8 +494,13 @@ class GcmCipher(AeadBase):
         self._next = AFTER_DECRYPT
         context = self._context or self._open(DECRYPT)
         self._msg_count += len(ciphertext)
-        if self._msg_count % BLOCK_SIZE:
-            self._keep_tail(ciphertext)  # before the call: in place, it overwrites the input
+        if self._msg_count % BLOCK_SIZE:  # before the call: in place, it overwrites the input
+            if type(ciphertext) is not bytes:
+                self._keep_tail(ciphertext)
+            elif len(ciphertext) >= BLOCK_SIZE:  # _keep_tail, inline for bytes
+                self._ct_tail = ciphertext[-BLOCK_SIZE:]
+            else:
+                self._ct_tail = (self._ct_tail + ciphertext)[-BLOCK_SIZE:]
         try:
             if len(ciphertext) >= STREAM_UPDATE_FROM:
                 plaintext = stream_update(context, ciphertext)
