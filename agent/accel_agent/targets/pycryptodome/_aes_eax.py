@@ -157,6 +157,13 @@ class EaxCipher(AeadBase):
             return self._twin_mid_message()
         return twin
 
+    def _handed_over(self, method: str, data: Any, output: Any) -> Any:
+        """A payload call the stream refused: a copy handed the message to a twin meanwhile
+        (threads); the call is the twin's, after the hand-over."""
+        with _first_use.FIRST_USE_LOCK:  # held by the copy until the twin is set
+            twin = self._twin
+        return getattr(twin, method)(data, output=output)
+
     def _keep_tail(self, ciphertext: Any) -> None:
         """Keep the payload OMAC's last bytes (see ``_ct_tail``); after ``_msg_len`` moved on."""
         if self._msg_len % BLOCK_SIZE:
@@ -250,10 +257,8 @@ class EaxCipher(AeadBase):
         self._backing.slot.calls += 1
         try:
             ciphertext = stream.encrypt(data)
-        except HandedOver:  # a copy handed the message to a twin meanwhile (threads)
-            with _first_use.FIRST_USE_LOCK:  # held by the copy until the twin is set
-                twin = self._twin
-            return twin.encrypt(plaintext, output=output)
+        except HandedOver:
+            return self._handed_over(ENCRYPT, plaintext, output)
         if self._msg_len % BLOCK_SIZE:  # _keep_tail, inline for bytes
             if len(ciphertext) >= BLOCK_SIZE:
                 self._ct_tail = ciphertext[-BLOCK_SIZE:]
@@ -300,10 +305,8 @@ class EaxCipher(AeadBase):
         self._backing.slot.calls += 1
         try:
             plaintext = stream.decrypt(data)
-        except HandedOver:  # a copy handed the message to a twin meanwhile (threads)
-            with _first_use.FIRST_USE_LOCK:  # held by the copy until the twin is set
-                twin = self._twin
-            return twin.decrypt(ciphertext, output=output)
+        except HandedOver:
+            return self._handed_over(DECRYPT, ciphertext, output)
         return _buffers.deliver(plaintext, output)
 
     def verify(self, received_mac_tag: Any) -> None:
