@@ -141,3 +141,34 @@ def test_gcm_message_length_set_from_outside_disables_the_one_shot(flavour):
         except Exception as exc:  # noqa: BLE001 - the type is what is compared
             outcomes.append(type(exc).__name__)
     assert outcomes[0] == outcomes[1]
+
+
+@pytest.mark.parametrize("flavour", FLAVOURS)
+@pytest.mark.parametrize("method", ["encrypt", "decrypt"])
+def test_a_finished_gcm_message_never_serves_an_odd_buffer_from_the_key_streams_start(
+    flavour, method
+):
+    """A call that passed the order check while another thread's digest() or verify() ended
+    the message leaves the object marked mid-message. A buffer native accepts but the fast
+    path does not (two-byte items) must then be refused with native's TypeError, or served
+    after the bytes already processed: a native object asked to serve it from scratch would
+    start from the key stream's first byte, used already."""
+    import array
+
+    from accel_agent.targets.pycryptodome import _order_rules
+
+    cipher = _gcm(flavour)
+    key_stream_start = getattr(cipher, method)(bytes(32))  # zeros in: the key stream itself
+    if method == "encrypt":
+        cipher.digest()
+    else:
+        with pytest.raises(ValueError):
+            cipher.verify(bytes(16))
+    after = _order_rules.STATES[1 if method == "encrypt" else 2]  # AFTER_ENCRYPT / _DECRYPT
+    cipher._next = after  # what the lost race leaves
+    output = memoryview(array.array("I", bytes(32)))
+    try:
+        getattr(cipher, method)(memoryview(array.array("I", bytes(32))), output=output)
+    except TypeError:
+        assert method == "encrypt"  # its tag is known: the message is over
+    assert bytes(output) != key_stream_start, "the key stream's start was used again"

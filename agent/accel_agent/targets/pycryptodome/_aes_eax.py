@@ -216,11 +216,19 @@ class EaxCipher(AeadBase):
             self._keep_tail(data)
 
     def _serve_aliased(self, method: str, data: Any, output: Any) -> None:
-        """Native's CTR loop writes ``output``; the OMAC of the ciphertext sees what native's does.
+        """Native's CTR loop writes ``output``: a native twin in this state takes the call and
+        the rest of the message (``_twin_mid_message``), so a copy made meanwhile by another
+        thread cannot start from the key stream this call uses.
 
-        Native MACs the output after its loop when encrypting, the input
-        before it when decrypting (_aliased_output).
+        (Without a stream to hand over, native's CTR object at the counted
+        position writes it, and the OMAC of the ciphertext sees what native's
+        does: the output after its loop when encrypting, the input before it
+        when decrypting, _aliased_output.)
         """
+        twin = self._twin_mid_message()
+        if twin is not None:
+            getattr(twin, method)(data, output=output)
+            return
         self._next = AFTER_ENCRYPT if method == ENCRYPT else AFTER_DECRYPT
         stream = self._stream or self._open()
         serve = _aliased_output.encrypt if method == ENCRYPT else _aliased_output.decrypt

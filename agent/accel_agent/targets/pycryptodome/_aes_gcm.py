@@ -189,9 +189,22 @@ class GcmCipher(AeadBase):
         longer says what OpenSSL's context processed, and a judge decides.)
         """
         twin = self._twin_mid_message()
-        if twin is None:  # another thread ended the message meanwhile: native's verdict
-            return self._not_ours(method, data, output=output)
+        if twin is None:  # another thread ended the message meanwhile
+            self._refuse_as_finished(method, data, output)
         return getattr(twin, method)(data, output=output)
+
+    def _refuse_as_finished(self, method: str, data: Any, output: Any) -> None:
+        """Raise native's ``TypeError`` for a payload call on a finished message.
+
+        For a call that found the message in the middle and then, another
+        thread having moved the object on meanwhile, no middle to hand over:
+        a judge in a finished state raises, and never processes the data
+        (its key stream would start from the message's first byte).
+        """
+        judge = self._new_native()
+        _order_rules.replay(judge, AFTER_DIGEST if method == ENCRYPT else AFTER_VERIFY)
+        getattr(judge, method)(data, output=_buffers.stand_in(output))
+        raise TypeError("%s() cannot be called after the message is finished" % method)
 
     def _twin_mid_message(self) -> Any:
         """A native ``GcmMode`` in the state native's object would have here.
@@ -352,11 +365,22 @@ class GcmCipher(AeadBase):
     def _serve_aliased(self, method: str, data: Any, output: Any) -> None:
         """Mid-message, ``output`` overlaps ``data`` elsewhere: native's CTR loop writes it.
 
-        Encrypting, native GHASHes what its loop left in ``output``: the
-        context is fed the plaintext that encrypts to exactly that.
-        Decrypting, native GHASHes the ciphertext before its loop overwrites
-        any of it (see _aliased_output).
+        A native twin in this state takes the call and the rest of the
+        message (``_twin_mid_message``): one hand-over, under the first-use
+        lock, so a copy made meanwhile by another thread cannot start from
+        the key stream this call uses. (With ``_msg_len`` set from outside,
+        no twin can be made: a native CTR object at the counted position
+        writes ``output``; encrypting, native GHASHes what its loop left in
+        ``output``, and the context is fed the plaintext that encrypts to
+        exactly that; decrypting, native GHASHes the ciphertext before its
+        loop overwrites any of it: see _aliased_output.)
         """
+        if not self._count_set:
+            twin = self._twin_mid_message()
+            if twin is None:
+                self._refuse_as_finished(method, data, output)
+            getattr(twin, method)(data, output=output)
+            return
         encrypting = method == ENCRYPT
         self._next = AFTER_ENCRYPT if encrypting else AFTER_DECRYPT
         context = self._context or self._open(method)
@@ -632,8 +656,12 @@ class GcmCipher(AeadBase):
         """Keep decrypted data (by reference) until the tag is known; bounded."""
         if self._tag is not None:
             return
-        if self._shadow is not None:
-            when_free(self._shadow.update, plaintext)  # threads sharing the object take turns
+        shadow = self._shadow
+        if shadow is not None:
+            try:
+                when_free(shadow.update, plaintext)  # threads sharing the object take turns
+            except self._provider.AlreadyFinalized:
+                pass  # a copy made meanwhile rebuilt the tag from it; a twin goes on
             return
         if not self._kept:
             self._kept = []
@@ -665,7 +693,7 @@ class GcmCipher(AeadBase):
             for chunk in self._kept:
                 shadow.update(chunk)
         try:
-            shadow.finalize()
+            when_free(shadow.finalize)  # another thread may be feeding it (threads)
         except self._provider.AlreadyFinalized:
             pass  # a copy sharing the shadow rebuilt the tag first: it is there to read
         self._shadow = None

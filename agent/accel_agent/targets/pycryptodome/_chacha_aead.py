@@ -189,6 +189,8 @@ class ChaCha20Poly1305Cipher(AeadBase):
         with _first_use.FIRST_USE_LOCK:
             if self._twin is not None or self._tag is not None:
                 return self._twin
+            if not (self._next is AFTER_ENCRYPT or self._next is AFTER_DECRYPT):
+                return None  # another thread finished the message meanwhile
             stream = self._stream
             method = ENCRYPT if self._next is AFTER_ENCRYPT else DECRYPT
             # No call is half done once the stream is handed over; later ones
