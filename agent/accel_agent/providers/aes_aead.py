@@ -183,9 +183,7 @@ class EaxStream:
         self._handed = True
 
     def tag(self) -> bytes:
-        header = when_free(self._header.copy).finalize()
-        payload = when_free(self._payload.copy).finalize()
-        return _xor16(self._n, header, payload)
+        return _xor16(*self.omac_tags())
 
     def final_tag(self) -> bytes:
         return _xor16(self._n, self._header.finalize(), self._payload.finalize())

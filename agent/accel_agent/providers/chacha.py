@@ -215,10 +215,10 @@ class AeadStream:
         if self._tag is not None or self._handed:
             raise StreamFinished("the tag of this stream was computed already")
 
-    def hand_over(self) -> tuple[int, int, int] | None:
+    def hand_over(self) -> tuple[int, int] | None:
         """Stop ciphering here, for a twin that goes on from this point with the MAC alone
-        (``mac_update``, ``mac_finalize``): (aad_len, ct_len, key_stream_used), or None
-        when the tag was computed already.
+        (``mac_update``, ``mac_finalize``): (aad_len, ct_len), or None when the tag was
+        computed already (the counts, ``key_stream_used`` too, move no more).
 
         Taken under the lock, so no call is half done: a call that comes
         later raises :class:`StreamFinished`, and its caller hands it to the
@@ -230,7 +230,7 @@ class AeadStream:
             if self._in_aad:
                 self._end_aad()
             self._handed = True
-            return self.aad_len, self.ct_len, self.ct_len - self.unciphered
+            return self.aad_len, self.ct_len
 
     def tag(self) -> bytes:
         """The 16-byte tag (computed once; later calls return it again)."""

@@ -36,6 +36,7 @@ from accel_agent.targets.pycryptodome._order_rules import (
     AFTER_DIGEST,
     AFTER_VERIFY,
     DIGEST,
+    ENCRYPT,
     INITIAL,
     WITH_TWIN,
     replay,
@@ -148,9 +149,52 @@ class AeadBase(NativeFace):
             return self._twin
 
     def _twin_for_copy(self) -> Any:
+        """The twin serving this object and its copy from now on (``NativeFace.__copy__``).
+
+        Fresh: the associated data replayed (``_become_native``). In the
+        middle of a message: ``_twin_mid_message``, for the modes that can
+        give a twin native's state there. Once the tag is known, the copy
+        shares it as native's does, and no twin is needed.
+        """
         if self._twin is None and self._next is INITIAL:
             return self._become_native()  # a copy before the first call (NativeFace.__copy__)
+        return self._twin_mid_message()
+
+    def _twin_mid_message(self) -> Any:
+        """A native twin in native's state in the middle of a message, or None.
+
+        None also when the object is not in the middle of a message (any
+        more: threads). By default no mode can make one.
+        """
         return None
+
+    def _odd_buffers(self, method: str, data: Any, output: Any) -> Any:
+        """Mid-message, buffers not of the plain shapes: native's own object, in this state,
+        takes the call and the rest of the message (``_twin_mid_message``).
+
+        What native makes of a multi-byte-item, 2-D or non-buffer argument
+        differs by version, and can break its object for good (GCM's GHASH
+        half takes the data and its CTR half refuses it, or reads another
+        length; every later call raises ``AssertionError``); a twin in the
+        same state given the same call is left the same.
+        """
+        twin = self._twin_mid_message()
+        if twin is None:  # another thread ended the message meanwhile
+            self._refuse_as_finished(method, data, output)
+        return getattr(twin, method)(data, output=output)
+
+    def _refuse_as_finished(self, method: str, data: Any, output: Any) -> None:
+        """Raise native's ``TypeError`` for a payload call on a finished message.
+
+        For a call that found the message in the middle and then, another
+        thread having moved the object on meanwhile, no middle to hand over:
+        a judge in a finished state raises, and never processes the data
+        (its key stream would start from the message's first byte).
+        """
+        judge = self._new_native()
+        replay(judge, AFTER_DIGEST if method == ENCRYPT else AFTER_VERIFY)
+        getattr(judge, method)(data, output=_buffers.stand_in(output))
+        raise TypeError("%s() cannot be called after the message is finished" % method)
 
     def _not_ours(self, method: str, *args: Any, **kwargs: Any) -> Any:
         """A call made with a twin, or out of turn: the twin serves it, else a native judge.

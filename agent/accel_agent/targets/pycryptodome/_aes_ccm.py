@@ -249,38 +249,29 @@ class CcmCipher(AeadBase):
             return
         if self._unasked is not None:  # encrypted, not digested
             ciphertext, tail, length = self._unasked
-            mask = self._provider.keystream(self._key, self.nonce, first=0).update(
-                bytes(BLOCK_SIZE)
-            )
-            x_final = None
-            if ciphertext is not None:  # a short tag: the MAC run again over the plaintext
-                plaintext = self._provider.keystream(self._key, self.nonce).update(ciphertext)
-                x_final = self._provider.cbc_mac(
-                    self._key,
-                    ccm_mac_input(self.nonce, self._mac_len, self._header() or b"", plaintext),
-                )
             # The partial block's plaintext: its ciphertext XOR its counter block's key stream.
             last = self._provider.keystream(
                 self._key, self.nonce, first=length // BLOCK_SIZE + 1
             ).update(bytes(len(tail)))
             partial = bytes(c ^ k for c, k in zip(tail, last))
-            if x_final is None:  # a whole 16-byte tag is the MAC masked with S_0
-                x_final = bytes(t ^ m for t, m in zip(self._tag, mask))
+            plaintext = None  # a whole 16-byte tag holds the MAC (masked with S_0)
+            if ciphertext is not None:  # a short tag: the MAC run again over the plaintext
+                plaintext = self._provider.keystream(self._key, self.nonce).update(ciphertext)
         elif self._tag is None and self._plaintext is not None:  # decrypted, not verified
             plaintext = self._plaintext
-            pending = len(plaintext) % BLOCK_SIZE
-            if not pending:
+            partial = _buffers.partial_block(plaintext, len(plaintext), BLOCK_SIZE)
+            if not partial:
                 return
-            partial = plaintext[len(plaintext) - pending :]
-            mask = self._provider.keystream(self._key, self.nonce, first=0).update(
-                bytes(BLOCK_SIZE)
-            )
+        else:
+            return
+        mask = self._provider.keystream(self._key, self.nonce, first=0).update(bytes(BLOCK_SIZE))
+        if plaintext is None:
+            x_final = bytes(t ^ m for t, m in zip(self._tag, mask))
+        else:
             x_final = self._provider.cbc_mac(
                 self._key,
                 ccm_mac_input(self.nonce, self._mac_len, self._header() or b"", plaintext),
             )
-        else:
-            return
         self._mac_chain = MacChain(
             self._provider, self._key, mask, x_final, partial.ljust(BLOCK_SIZE, b"\x00"),
             self._mac_len,

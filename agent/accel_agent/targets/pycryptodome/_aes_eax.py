@@ -12,12 +12,13 @@ computed once, as native caches it. A whole message on a fresh object
 The order rules are GCM's (``_order_rules``); a call out of order is judged
 by a native object in the same state, so its ``TypeError`` is native's.
 
-``copy.copy`` shares the stream, as native's copy shares its OMACs and CTR.
-In the middle of a message, buffers not of the plain shapes go, with the
-rest of the message, to a native twin in the object's state
-(``_twin_mid_message``): the payload OMAC's CMAC state is computed back
-from its tag (AES decryption with the key, and the last partial block of
-ciphertext, kept for this while the payload is not block-aligned).
+In the middle of a message, ``copy.copy``, buffers not of the plain shapes
+and an ``output=`` overlapping the input elsewhere hand the object (and the
+copy) to a native twin in the object's state (``_twin_mid_message``), as
+native's copy shares its OMACs and CTR: the payload OMAC's CMAC state is
+computed back from its tag (AES decryption with the key, and the last
+partial block of ciphertext, kept for this while the payload is not
+block-aligned).
 """
 
 from __future__ import annotations
@@ -148,15 +149,6 @@ class EaxCipher(AeadBase):
             return self._mid_message_bytes(method, data, output)
         return data
 
-    def _twin_for_copy(self) -> Any:
-        """The twin serving this object and its copy from now on (``NativeFace.__copy__``):
-        fresh, AeadBase's; in the middle of a message, ``_twin_mid_message`` (native's
-        copies share their OMACs and CTR, each object keeping nothing of its own)."""
-        twin = super()._twin_for_copy()
-        if twin is None and self._twin is None:
-            return self._twin_mid_message()
-        return twin
-
     def _handed_over(self, method: str, data: Any, output: Any) -> Any:
         """A payload call the stream refused: a copy handed the message to a twin meanwhile
         (threads); the call is the twin's, after the hand-over."""
@@ -167,10 +159,7 @@ class EaxCipher(AeadBase):
     def _keep_tail(self, ciphertext: Any) -> None:
         """Keep the payload OMAC's last bytes (see ``_ct_tail``); after ``_msg_len`` moved on."""
         if self._msg_len % BLOCK_SIZE:
-            if len(ciphertext) >= BLOCK_SIZE:
-                self._ct_tail = bytes(ciphertext[-BLOCK_SIZE:])
-            else:
-                self._ct_tail = (self._ct_tail + bytes(ciphertext))[-BLOCK_SIZE:]
+            self._ct_tail = _buffers.last_block(self._ct_tail, ciphertext, BLOCK_SIZE)
 
     def _twin_mid_message(self) -> Any:
         """A native EaxMode in the state native's would have here, or None (no stream yet,
@@ -195,8 +184,7 @@ class EaxCipher(AeadBase):
             twin = self._new_native()
             getattr(twin, method)(b"")  # native's order rules: past the header
             twin._omac[1]._mac_tag = header_tag
-            pending = self._msg_len % BLOCK_SIZE
-            partial = self._ct_tail[len(self._ct_tail) - pending :] if pending else b""
+            partial = _buffers.partial_block(self._ct_tail, self._msg_len, BLOCK_SIZE)
             ecb = self._backing.native_new(self._key, MODE_ECB)
             omac_state(twin._omac[2], ecb, payload_tag, BLOCK_SIZE + self._msg_len, partial)
             twin._cipher = self._native_ctr(method)
@@ -267,7 +255,9 @@ class EaxCipher(AeadBase):
             ciphertext = stream.encrypt(data)
         except HandedOver:
             return self._handed_over(ENCRYPT, plaintext, output)
-        if self._msg_len % BLOCK_SIZE:  # _keep_tail, inline for bytes
+        if self._msg_len % BLOCK_SIZE:  # the partial block (see _ct_tail)
+            # _buffers.last_block, inline for bytes: a call per message costs a short one
+            # a fifth more
             if len(ciphertext) >= BLOCK_SIZE:
                 self._ct_tail = ciphertext[-BLOCK_SIZE:]
             else:
@@ -303,10 +293,11 @@ class EaxCipher(AeadBase):
         self._next = AFTER_DECRYPT
         stream = self._stream or self._open()
         self._msg_len += len(data)
-        if self._msg_len % BLOCK_SIZE:  # before the call: in place, it overwrites the input
+        # before the call: in place, it overwrites the input
+        if self._msg_len % BLOCK_SIZE:
             if type(data) is not bytes:
-                self._keep_tail(data)
-            elif len(data) >= BLOCK_SIZE:  # _keep_tail, inline for bytes
+                self._ct_tail = _buffers.last_block(self._ct_tail, data, BLOCK_SIZE)
+            elif len(data) >= BLOCK_SIZE:  # _buffers.last_block, inline for bytes
                 self._ct_tail = data[-BLOCK_SIZE:]
             else:
                 self._ct_tail = (self._ct_tail + data)[-BLOCK_SIZE:]

@@ -159,53 +159,6 @@ class GcmCipher(AeadBase):
             self._next = _order_rules.WITH_TWIN
         return self._twin
 
-    def _twin_for_copy(self) -> Any:
-        """The twin serving this object and its copy from now on (``NativeFace.__copy__``).
-
-        Fresh: the associated data replayed. In the middle of a message
-        (before its tag): native's state rebuilt (``_twin_mid_message``).
-        Once the tag is known, the copy shares it as native's does, and no
-        twin is needed.
-        """
-        if self._twin is None:
-            if self._next is INITIAL:
-                return self._become_native()
-            if (self._next is AFTER_ENCRYPT or self._next is AFTER_DECRYPT) and (
-                not self._count_set
-            ):
-                return self._twin_mid_message()
-        return None
-
-    def _odd_buffers(self, method: str, data: Any, output: Any) -> Any:
-        """Mid-message, buffers not of the plain shapes: native's own object, in this state,
-        takes the call and the rest of the message.
-
-        What native makes of a multi-byte-item, 2-D or non-buffer argument
-        differs by version, and can break its object for good: its GHASH
-        half takes the data and its CTR half refuses it, or reads another
-        length, and every later call raises ``AssertionError``. A twin in
-        the same state (``_twin_mid_message``) given the same call is left
-        the same. (Not with ``_msg_len`` set from outside: the count no
-        longer says what OpenSSL's context processed, and a judge decides.)
-        """
-        twin = self._twin_mid_message()
-        if twin is None:  # another thread ended the message meanwhile
-            self._refuse_as_finished(method, data, output)
-        return getattr(twin, method)(data, output=output)
-
-    def _refuse_as_finished(self, method: str, data: Any, output: Any) -> None:
-        """Raise native's ``TypeError`` for a payload call on a finished message.
-
-        For a call that found the message in the middle and then, another
-        thread having moved the object on meanwhile, no middle to hand over:
-        a judge in a finished state raises, and never processes the data
-        (its key stream would start from the message's first byte).
-        """
-        judge = self._new_native()
-        _order_rules.replay(judge, AFTER_DIGEST if method == ENCRYPT else AFTER_VERIFY)
-        getattr(judge, method)(data, output=_buffers.stand_in(output))
-        raise TypeError("%s() cannot be called after the message is finished" % method)
-
     def _twin_mid_message(self) -> Any:
         """A native ``GcmMode`` in the state native's object would have here.
 
@@ -226,14 +179,13 @@ class GcmCipher(AeadBase):
                 return None  # another thread moved the object on: no mid-message state
             encrypting = self._next is AFTER_ENCRYPT
             method = ENCRYPT if encrypting else DECRYPT
-            tag = self._encryption_tag() if encrypting else self._rebuilt_tag()
+            tag = self._encryption_tag(self._context) if encrypting else self._rebuilt_tag()
             ecb = self._backing.native_new(self._key, MODE_ECB)
             h = int.from_bytes(ecb.encrypt(bytes(BLOCK_SIZE)), "big")
             h_inverse = _ghash.inverse(h)
             j0 = _ghash.pre_counter_block(h, self.nonce)
             masked = int.from_bytes(tag, "big") ^ int.from_bytes(ecb.encrypt(j0), "big")
-            pending = self._msg_count % BLOCK_SIZE
-            partial = self._ct_tail[len(self._ct_tail) - pending :] if pending else b""
+            partial = _buffers.partial_block(self._ct_tail, self._msg_count, BLOCK_SIZE)
             y = _ghash.state_before_tag(h_inverse, masked, self._auth_len, self._msg_count, partial)
             twin = self._new_native()
             getattr(twin, method)(b"")  # native's order rules: past the associated data
@@ -247,21 +199,13 @@ class GcmCipher(AeadBase):
             self._next = _order_rules.WITH_TWIN
             return twin
 
-    def _encryption_tag(self) -> bytes:
-        """The whole 16-byte tag of what the encryption context has processed (finalizing it)."""
-        context = self._context
+    def _encryption_tag(self, context: Any) -> bytes:
+        """The whole 16-byte tag of what the encryption ``context`` processed (finalizing it)."""
         try:
             context.finalize()
         except Exception as exc:  # noqa: BLE001 - only threads sharing the object get here
             self._finalized_meanwhile(context, exc)
         return context.tag
-
-    def _keep_tail(self, ciphertext: Any) -> None:
-        """Keep the last ciphertext bytes (see ``_ct_tail``); ``ciphertext`` is a plain buffer."""
-        if len(ciphertext) >= BLOCK_SIZE:
-            self._ct_tail = bytes(ciphertext[-BLOCK_SIZE:])
-        else:
-            self._ct_tail = (self._ct_tail + bytes(ciphertext))[-BLOCK_SIZE:]
 
     def _align_judge(self, judge: Any, method: str) -> None:
         """The same order-rule state, the same counts (native's limits are checked on them)
@@ -270,9 +214,8 @@ class GcmCipher(AeadBase):
         super()._align_judge(judge, method)
         judge._msg_len = self._msg_count
         judge._auth_len = self._auth_len
-        pending = self._msg_count % BLOCK_SIZE
-        if pending and (self._next is AFTER_ENCRYPT or self._next is AFTER_DECRYPT):
-            judge._cache = self._ct_tail[len(self._ct_tail) - pending :]
+        if self._next is AFTER_ENCRYPT or self._next is AFTER_DECRYPT:
+            judge._cache = _buffers.partial_block(self._ct_tail, self._msg_count, BLOCK_SIZE)
 
     # -- associated data ---------------------------------------------------
 
@@ -351,7 +294,9 @@ class GcmCipher(AeadBase):
                 ciphertext = context.update(plaintext)
         except Exception as exc:  # noqa: BLE001 - only threads sharing the object get here
             ciphertext = self._contended(ENCRYPT, context, plaintext, exc)
-        if self._msg_count % BLOCK_SIZE:  # _keep_tail, inline for bytes
+        if self._msg_count % BLOCK_SIZE:  # the partial block (see _ct_tail)
+            # _buffers.last_block, inline for bytes: a call per message costs a short one
+            # a fifth more
             if len(ciphertext) >= BLOCK_SIZE:
                 self._ct_tail = ciphertext[-BLOCK_SIZE:]
             else:
@@ -395,7 +340,7 @@ class GcmCipher(AeadBase):
             self._keep(when_free(context.update, read))  # a later verify() rebuilds the tag from it
             self._backing.slot.calls += 1
         if self._msg_count % BLOCK_SIZE:
-            self._keep_tail(ciphertext)
+            self._ct_tail = _buffers.last_block(self._ct_tail, ciphertext, BLOCK_SIZE)
 
     def _native_ctr(self, method: str) -> Any:
         """pycryptodome's CTR object as native's GcmMode holds it at this point of the message."""
@@ -417,11 +362,7 @@ class GcmCipher(AeadBase):
     def _finish(self) -> bytes:
         """The tag (digest() computes it once): the encryption context finalized."""
         context = self._context or self._open(ENCRYPT)
-        try:
-            context.finalize()
-        except Exception as exc:  # noqa: BLE001 - only threads sharing the object get here
-            self._finalized_meanwhile(context, exc)
-        self._tag = tag = context.tag[: self._mac_len]
+        self._tag = tag = self._encryption_tag(context)[: self._mac_len]
         self._backing.slot.calls += 1
         return tag
 
@@ -520,8 +461,8 @@ class GcmCipher(AeadBase):
         self._msg_count += len(ciphertext)
         if self._msg_count % BLOCK_SIZE:  # before the call: in place, it overwrites the input
             if type(ciphertext) is not bytes:
-                self._keep_tail(ciphertext)
-            elif len(ciphertext) >= BLOCK_SIZE:  # _keep_tail, inline for bytes
+                self._ct_tail = _buffers.last_block(self._ct_tail, ciphertext, BLOCK_SIZE)
+            elif len(ciphertext) >= BLOCK_SIZE:  # _buffers.last_block, inline for bytes
                 self._ct_tail = ciphertext[-BLOCK_SIZE:]
             else:
                 self._ct_tail = (self._ct_tail + ciphertext)[-BLOCK_SIZE:]

@@ -163,6 +163,21 @@ def _buffer_api() -> Any:
     return api
 
 
+def last_block(tail: bytes, data: Any, size: int) -> bytes:
+    """The last ``size`` bytes (a copy) of a stream whose last bytes were ``tail``, once the
+    plain buffer ``data`` follows."""
+    if len(data) >= size:
+        return bytes(data[-size:])
+    return (tail + bytes(data))[-size:]
+
+
+def partial_block(tail: bytes, length: int, size: int) -> bytes:
+    """The incomplete last block of a stream of ``length`` bytes whose last bytes are
+    ``tail`` (kept by ``last_block``); empty when the stream is whole blocks."""
+    pending = length % size
+    return tail[len(tail) - pending :] if pending else b""
+
+
 def stand_in(output: Any) -> Any:
     """A buffer of its own that native judges as it judges ``output`` (None stays None).
 

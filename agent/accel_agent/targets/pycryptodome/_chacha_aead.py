@@ -95,11 +95,9 @@ class TwinAuthenticator:
             self._stream.mac_update(data)
         except StreamFinished:
             # The object's own digest() finished the MAC while a copy was made
-            # (threads): as natively after a first tag, native's TypeError.
-            self._tag = self._stream.mac_finalize()
-            self._native.digest()
-            self._native.update(data)
-            raise TypeError("You can only call 'digest' or 'hexdigest' on this object") from None
+            # (threads): as natively after a first tag, finished.
+            self.digest()
+            return self.update(data)
         return self
 
     def digest(self) -> bytes:
@@ -167,30 +165,15 @@ class ChaCha20Poly1305Cipher(AeadBase):
             self._twin = self._native_with_aad()
         return self._twin
 
-    def _twin_for_copy(self) -> Any:
-        """The twin serving this object and its copy from now on (``NativeFace.__copy__``).
-
-        Fresh: the associated data replayed (AeadBase's). In the middle of a
-        streamed message, before its tag: ``_twin_mid_message``. Once the tag
-        is known, the copy shares it as native's does, and no twin is needed.
-        """
-        twin = super()._twin_for_copy()
-        if (
-            twin is None
-            and self._twin is None
-            and self._stream is not None
-            and (self._next is AFTER_ENCRYPT or self._next is AFTER_DECRYPT)
-        ):
-            return self._twin_mid_message()
-        return twin
-
     def _twin_mid_message(self) -> Any:
         """A native object in the state native's would have here, on the stream's Poly1305."""
         with _first_use.FIRST_USE_LOCK:
             if self._twin is not None or self._tag is not None:
                 return self._twin
-            if not (self._next is AFTER_ENCRYPT or self._next is AFTER_DECRYPT):
-                return None  # another thread finished the message meanwhile
+            if self._stream is None or not (
+                self._next is AFTER_ENCRYPT or self._next is AFTER_DECRYPT
+            ):
+                return None  # not in the middle of a streamed message (any more: threads)
             stream = self._stream
             method = ENCRYPT if self._next is AFTER_ENCRYPT else DECRYPT
             # No call is half done once the stream is handed over; later ones
@@ -198,7 +181,7 @@ class ChaCha20Poly1305Cipher(AeadBase):
             handed = stream.hand_over()
             if handed is None:
                 return None  # another thread's digest() or verify() finished it
-            aad_len, ct_len, _used = handed
+            aad_len, ct_len = handed
             twin = self._new_native()
             getattr(twin, method)(b"")  # native's order rules: past the associated data
             flavour = self._backing.native_new.__module__.partition(".")[0]
@@ -226,14 +209,6 @@ class ChaCha20Poly1305Cipher(AeadBase):
             and self._tag is None
             and not _buffers.shapes_servable(data, output)
         )
-
-    def _odd_buffers(self, method: str, data: Any, output: Any) -> Any:
-        """The twin's answer to a call ``_odd_mid_message`` picked (native's verdict if
-        another thread ended the message meanwhile)."""
-        twin = self._twin_mid_message()
-        if twin is None:
-            return self._not_ours(method, data, output=output)
-        return getattr(twin, method)(data, output=output)
 
     def _align_judge(self, judge: Any, method: str) -> None:
         """The same order-rule state and, for a payload call, the same key stream position."""
