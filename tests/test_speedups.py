@@ -1021,3 +1021,79 @@ def test_an_unknown_setting_keeps_the_default_and_says_so():
     assert result.returncode == 0, result.stderr
     assert "ACCEL_AGENT_SPEEDUPS: 'fast' is neither on nor off" in result.stderr
     assert ("compiled" in result.stdout) == speedups.COMPILED
+
+
+# ----------------------------------------------------------------- inverse_mod
+
+# The orders of the curves whose nonces it inverts, and the sizes around its limits.
+_ORDERS = [
+    int("ffffffff00000000ffffffffffffffffbce6faada7179e84f3b9cac2fc632551", 16),  # P-256
+    int("fffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141", 16),  # secp256k1
+    (1 << 521) - 1,  # a Mersenne prime of P-521's size
+    (1 << 576) - 1,  # the widest modulus the compiled one takes (not prime)
+    3,
+    (1 << 64) - 59,
+]
+
+
+def _expected_inverse(a: int, m: int):
+    try:
+        return pow(a, -1, m)
+    except ValueError as exc:
+        return type(exc), str(exc)
+
+
+def _inverse(a: int, m: int):
+    try:
+        return speedups.inverse_mod(a, m)
+    except ValueError as exc:
+        return type(exc), str(exc)
+
+
+@needs_compiled
+@given(data=st.data(), bits=st.integers(2, 600))
+@settings(max_examples=400, deadline=None)
+def test_inverse_mod_matches_pow(data, bits):
+    modulus = data.draw(st.integers(2, (1 << bits) - 1), label="modulus")
+    value = data.draw(
+        st.one_of(st.integers(-2, modulus + 2), st.sampled_from([1, modulus - 1, modulus // 2])),
+        label="value",
+    )
+    assert _inverse(value, modulus) == _expected_inverse(value, modulus)
+
+
+@needs_compiled
+@pytest.mark.parametrize("modulus", _ORDERS, ids=lambda m: "%d-bit" % m.bit_length())
+def test_inverse_mod_matches_pow_at_the_edges(modulus):
+    import random
+
+    rng = random.Random(modulus)
+    values = [1, 2, modulus - 1, modulus - 2, (modulus - 1) // 2, 1 << (modulus.bit_length() - 1)]
+    values += [rng.randrange(1, modulus) for _ in range(2000)]
+    for value in values:
+        if 0 < value < modulus:
+            assert _inverse(value, modulus) == _expected_inverse(value, modulus), value
+
+
+@needs_compiled
+def test_inverse_mod_answers_as_pow_for_numbers_without_an_inverse():
+    # a shares a factor with an odd modulus: the compiled path finds no inverse
+    assert _inverse(21, 35) == _expected_inverse(21, 35)
+    assert _inverse(3 * 5, 3 * 7 * (1 << 89) + 3) == _expected_inverse(15, 3 * 7 * (1 << 89) + 3)
+    # outside what the compiled one takes: pow answers
+    assert _inverse(0, 7) == _expected_inverse(0, 7)
+    assert _inverse(3, 8) == _expected_inverse(3, 8)
+    assert _inverse(5, (1 << 600) + 1) == _expected_inverse(5, (1 << 600) + 1)
+
+
+@needs_compiled
+@pytest.mark.parametrize(
+    "args",
+    [(b"\x01", b"\x03\x00"), (b"", b""), (bytes(73), bytes(73)), (b"\x01", "\x03"),
+     (b"\x03", b"\x03"), (b"\x01", b"\x04"), (b"\x00", b"\x05")],
+)  # fmt: skip
+def test_the_compiled_inverse_refuses_what_it_cannot_take(args):
+    from accel_agent import _speedups
+
+    with pytest.raises((TypeError, ValueError)):
+        _speedups.inverse_mod(*args)

@@ -6,7 +6,8 @@ targets allow (docs/per-call-cost.md, "The compiled fast path"): the
 the frames of a hash module's ``new`` and ``digest``, and the copy a
 streaming context's ``update`` makes of its result, and the counter
 blocks of a CTR counter OpenSSL's CTR cannot follow, and the shift
-registers of CFB decryption with segments OpenSSL lacks. The wheel compiles
+registers of CFB decryption with segments OpenSSL lacks, and the modular
+inverse of an ECDSA nonce computed outside OpenSSL. The wheel compiles
 them where a C compiler is found (``hatch_build.py``); everywhere else the
 functions and classes below do the same in Python, a little slower. Callers
 use only the names defined here, never ``_speedups`` directly, so both
@@ -182,6 +183,27 @@ def _cfb_segments_decrypt(
     return len(result)
 
 
+def _inverse_mod(a: int, m: int) -> int:
+    """``a**-1 mod m`` (ValueError when there is none), by Python's own ``pow``."""
+    return pow(a, -1, m)
+
+
+def _compiled_inverse_mod(a: int, m: int) -> int:
+    """``a**-1 mod m``: the compiled binary algorithm where it applies, else ``pow``.
+
+    The compiled one takes an odd ``m`` of at most 576 bits and ``0 < a < m``
+    (every ECDSA order and a nonce); its time depends on ``a``, so callers
+    pass blinded values (``providers/ecc.py``).
+    """
+    if 0 < a < m and m & 1 and m.bit_length() <= 576:
+        size = (m.bit_length() + 7) // 8
+        inverse = _speedups.inverse_mod(a.to_bytes(size, "little"), m.to_bytes(size, "little"))
+        if inverse is None:
+            raise ValueError("base is not invertible for the given modulus")
+        return int.from_bytes(inverse, "little")
+    return pow(a, -1, m)
+
+
 class _HashCore:
     """The base of the agent's hash objects: the OpenSSL hash object in ``_h``."""
 
@@ -204,6 +226,7 @@ if _speedups is not None:
     HashCore: type = _speedups.HashCore
     CounterStream: type = _speedups.CounterStream
     cfb_segments_decrypt = _speedups.cfb_segments_decrypt
+    inverse_mod = _compiled_inverse_mod
     # Whether CTR counters OpenSSL's CTR cannot follow are served from
     # counter blocks (CounterStream). Compiled: 2.5-3x native at 1 KiB (most
     # of it native's new()), even with native's AES-NI CTR at 1 MiB. The
@@ -221,6 +244,7 @@ else:
     HashCore = _HashCore
     CounterStream = _CounterStream
     cfb_segments_decrypt = _cfb_segments_decrypt
+    inverse_mod = _inverse_mod
     COUNTER_BLOCKS_SERVED = False
     CFB_SEGMENTS_SERVED = False
 

@@ -111,6 +111,138 @@ def test_signatures_verify_both_ways(curve, secret, message, hash_name):
         assert made.get(primitive) == 1
 
 
+# ----------------------------------------------------------------- the same randomness
+
+_integer = pytest.importorskip("ellipticcurve.utils.integer")
+# the hashes whose nonce the agent computes itself (by hashlib's HMAC)
+_SHA_NAMES = ("default", "sha256", "sha1", "sha512")
+
+
+class _Randomness:
+    """The library's randomness (``_randbelow``) and the system's (``os.urandom``) replaced.
+
+    Under the agent, the nonce reads ``os.urandom`` while ``_randbelow`` is
+    as shipped; natively it reads ``_randbelow``. Both are made to give
+    ``entropy``, so the two signatures must be the same.
+    """
+
+    def __init__(self, entropy: int, library: bool) -> None:
+        self.entropy = entropy
+        self.library = library  # replace the library's _randbelow (else os.urandom)
+
+    def __enter__(self):
+        import os
+
+        self._saved = (_integer._randbelow, os.urandom)
+        entropy = self.entropy
+        if self.library:
+            _integer._randbelow = lambda limit: entropy
+        else:
+            os.urandom = lambda size: entropy.to_bytes(size, "big")[-size:]
+        return self
+
+    def __exit__(self, *exc):
+        import os
+
+        _integer._randbelow, os.urandom = self._saved
+
+
+def _signed(message, key, kwargs, randomness):
+    try:
+        with randomness:
+            return ("returned", sorted(vars(Ecdsa.sign(message, key, **kwargs)).items()))
+    except Exception as exc:  # noqa: BLE001 - compared with native's
+        return ("raised", type(exc), str(exc))
+
+
+@SETTINGS
+@given(
+    curve=st.sampled_from(list(CURVES)),
+    secret=st.integers(1, 2**256),
+    message=st.text(max_size=100),
+    hash_name=st.sampled_from(list(HASHES)),
+    entropy=st.one_of(
+        st.integers(0, 2**256 - 1), st.sampled_from([0, 2**256 - 1, 2**256, 2**264 + 5, -1])
+    ),
+    library=st.booleans(),
+)
+@example("prime256v1", 1, "", "default", 0, True)
+@example("prime256v1", 7, "sample", "sha512", 2**256 - 1, False)
+def test_the_same_randomness_gives_the_librarys_own_signature(
+    curve, secret, message, hash_name, entropy, library
+):
+    key = _key(curve, secret)
+    kwargs = _hash_kwargs(hash_name)
+    primitive, signs = CURVES[curve]
+    if not signs or hash_name not in _SHA_NAMES or not 0 <= entropy < 2**256:
+        # The library's own nonce code reads _randbelow (a curve signed
+        # natively, a hash outside SHA-1/SHA-2), or out of os.urandom's range
+        library = True
+    with accelerated_calls() as made:
+        ours = _signed(message, key, kwargs, _Randomness(entropy, library))
+    with natively():
+        theirs = _signed(message, key, kwargs, _Randomness(entropy, True))
+    assert ours == theirs
+    if signs and ours[0] == "returned" and acceleration(primitive)[0]:
+        assert made.get(primitive) == 1
+
+
+def test_replaced_nonce_and_inverse_code_is_honoured(monkeypatch):
+    from ellipticcurve.utils.integer import RandomInteger
+
+    key = _key("prime256v1", 99)
+    fixed = 0x1234567890ABCDEF << 128
+
+    def rfc6979(cls, hashBytes, secret, curve, hashfunc):  # noqa: N803 - the library's names
+        yield fixed
+
+    monkeypatch.setattr(RandomInteger, "rfc6979", classmethod(rfc6979))
+    inverses = []
+    shipped_inverse = Math.inv
+
+    def counted_inverse(x, n):
+        inverses.append(x)
+        return shipped_inverse(x, n)
+
+    monkeypatch.setattr(Math, "inv", staticmethod(counted_inverse))
+    with accelerated_calls() as made:
+        ours = Ecdsa.sign("honoured", key)
+    assert inverses == [fixed]
+    with natively():
+        theirs = Ecdsa.sign("honoured", key)
+    assert vars(ours) == vars(theirs)
+    if acceleration("ecdsa-p256")[0]:
+        assert made.get("ecdsa-p256") == 1
+
+
+def test_the_nonce_inverse_is_blinded(monkeypatch):
+    from accel_agent import speedups
+
+    if not acceleration("ecdsa-p256")[0]:
+        pytest.skip("ecdsa-p256 is not accelerated here: %s" % acceleration("ecdsa-p256")[1])
+    provider = registry_provider("ecdsa-p256")
+    order = _curve("prime256v1").N
+    seen = []
+    shipped = speedups.inverse_mod
+
+    def spy(a, m):
+        seen.append(a)
+        return shipped(a, m)
+
+    monkeypatch.setattr(speedups, "inverse_mod", spy)
+    nonces = [1, 2, order - 1, random.Random(5).randrange(1, order)]
+    for nonce in nonces:
+        assert provider.inverse_of_nonce(nonce) == pow(nonce, -1, order)
+    assert len(seen) == len(nonces)
+    assert all(blinded != nonce for blinded, nonce in zip(seen, nonces))
+
+
+def registry_provider(primitive: str):
+    from accel_agent import registry
+
+    return registry.slot(primitive).get()
+
+
 def _tampered(signature, how: str, order: int):
     r, s = signature.r, signature.s
     return {

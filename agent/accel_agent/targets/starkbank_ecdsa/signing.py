@@ -16,7 +16,12 @@ class, bound before or after, is served), on its curves that OpenSSL has:
   (its ``RandomInteger.rfc6979``, fresh randomness included), then OpenSSL
   computes the nonce's point k·G, and s, the low-s rule and the recovery id
   are computed as the library computes them. The signature is the one the
-  library would make with that nonce, a ``Signature`` of its own class.
+  library would make with that nonce, a ``Signature`` of its own class:
+  with the same randomness, the same signature. Two of the library's steps
+  are computed faster to the same result, while its classes are as shipped
+  (:class:`ShippedSteps`): the nonce with one-shot HMACs for the hashes of
+  ``hashlib`` (:func:`hedged_nonces`), and the nonce's inverse blinded
+  (``EcdsaProvider.inverse_of_nonce``).
   On secp256k1 signing stays native by choice: OpenSSL has no fast
   implementation of that curve, and its k·G (a key derivation, which also
   checks the key: about 650 us) is slower than the library's whole
@@ -34,6 +39,8 @@ key's curve object and coordinates are the ones it was made from.
 from __future__ import annotations
 
 import functools
+import os
+import secrets
 import weakref
 
 from accel_agent import patching, registry
@@ -115,6 +122,136 @@ class PublicTwins:
 public_twins = PublicTwins()
 
 
+class ShippedSteps:
+    """The library's nonce and inverse steps, as shipped: when they may be computed faster.
+
+    Its ``RandomInteger`` class, that class's ``rfc6979`` and ``between``,
+    the ``hmacNew`` its nonce code calls, and ``Math.inv`` are taken when the
+    patch is made; a call is served faster only while the library's modules
+    still hold those same objects (a test that replaces one is honoured: the
+    library's own code then runs). ``randbelow`` is read at each call, as
+    the library reads it.
+    """
+
+    def __init__(self, ecdsa_module: ModuleType, integer_module: ModuleType, math_class: type):
+        random_integer = integer_module.RandomInteger
+        self._namespace = ecdsa_module.__dict__
+        self._integer_namespace = integer_module.__dict__
+        self._random_integer = random_integer
+        self._nonce_methods = (
+            random_integer.__dict__["rfc6979"],
+            random_integer.__dict__["between"],
+        )
+        self._hmac_new = integer_module.__dict__.get("hmacNew")
+        self._shipped_randbelow = secrets.randbelow
+        self._math = math_class
+        self._inverse = math_class.__dict__["inv"]
+
+    def nonces_as_shipped(self) -> bool:
+        """Whether the nonce is the library's ``RandomInteger.rfc6979`` as shipped."""
+        random_integer = self._namespace["RandomInteger"]
+        methods = random_integer.__dict__
+        return (
+            random_integer is self._random_integer
+            and methods["rfc6979"] is self._nonce_methods[0]
+            and methods["between"] is self._nonce_methods[1]
+            and self._integer_namespace.get("hmacNew") is self._hmac_new
+        )
+
+    def randbelow(self) -> Any:
+        """The randomness the library's nonce takes: its module's ``_randbelow``.
+
+        None while that is ``secrets.randbelow``, as shipped: the nonce then
+        reads the same operating system's randomness with ``os.urandom``,
+        without ``secrets``' rejection loop (``randbelow(2**256)`` draws 257
+        bits and throws half of the draws away).
+        """
+        randbelow = self._integer_namespace["_randbelow"]
+        return None if randbelow is self._shipped_randbelow else randbelow
+
+    def inverse_as_shipped(self) -> bool:
+        """Whether the library's ``Math.inv`` is as shipped."""
+        math = self._namespace["Math"]
+        return math is self._math and math.__dict__["inv"] is self._inverse
+
+
+# hashlib's constructors -> (their names, digest sizes): the hashes whose HMAC the
+# agent computes for the nonce (any other hashfunc: the library's own nonce code)
+def _hmac_names() -> dict:
+    import hashlib
+
+    names = ("sha1", "sha224", "sha256", "sha384", "sha512")
+    return {getattr(hashlib, name): (name, hashlib.new(name).digest_size) for name in names}
+
+
+def _hmac_new() -> Any:
+    """``new(key, msg, name)``, an object whose ``digest()`` is the HMAC.
+
+    The agent's HMAC provider (CPython's ``_hashlib``, what ``hmac`` itself
+    calls, without the ``hmac`` module's Python layer: 0.9 against 1.3 us
+    here), else ``hmac.new``, which takes the same arguments.
+    """
+    from accel_agent.providers.base import ProviderUnavailable
+    from accel_agent.providers.hashes import HmacProvider
+
+    try:
+        return HmacProvider().new
+    except ProviderUnavailable:
+        import hmac
+
+        return hmac.new
+
+
+def hedged_nonces(
+    byte_message: bytes, secret: int, curve: Any, hash_name: str, digest_size: int,
+    randbelow: Any, hmac_new: Any,
+) -> Any:  # fmt: skip
+    """The nonces of the library's ``RandomInteger.rfc6979``, computed to the same values.
+
+    Its steps (RFC 6979 section 3.2, with its fresh ``extraEntropy`` in
+    K's initialisation, section 3.6), on bytes and integers instead of its
+    hexadecimal strings, and with ``hmac_new`` (:func:`_hmac_new`). For a
+    ``secret`` of the order's size and a non-empty digest (the caller
+    checks both). ``randbelow`` is the library's randomness, or None for
+    ``os.urandom`` (see :meth:`ShippedSteps.randbelow`).
+    """
+
+    bits = curve.nBitLength
+    size = (bits + 7) // 8
+    order = curve.N
+    number = int.from_bytes(byte_message, "big")
+    excess = 8 * len(byte_message) - bits
+    if excess > 0:
+        number >>= excess
+    if randbelow is None:  # secrets.randbelow(2**(8*size)): the same bytes of the system's
+        extra = os.urandom(size)
+    elif 0 <= (entropy := randbelow(1 << (8 * size))) < 1 << (8 * size):  # between(0, ...)
+        extra = entropy.to_bytes(size, "big")
+    else:  # a replaced randomness out of range: the library's own conversion
+        from ellipticcurve.utils.binary import byteStringFromHex, hexFromInt
+
+        extra = byteStringFromHex(hexFromInt(entropy).zfill(size * 2))
+    seed = secret.to_bytes(size, "big") + (number % order).to_bytes(size, "big") + extra
+    new = hmac_new
+    v = b"\x01" * digest_size
+    k = new(b"\x00" * digest_size, v + b"\x00" + seed, hash_name).digest()
+    v = new(k, v, hash_name).digest()
+    k = new(k, v + b"\x01" + seed, hash_name).digest()
+    v = new(k, v, hash_name).digest()
+    while True:
+        t = b""
+        while len(t) * 8 < bits:
+            v = new(k, v, hash_name).digest()
+            t += v
+        candidate = int.from_bytes(t, "big")
+        if len(t) * 8 > bits:
+            candidate >>= len(t) * 8 - bits
+        if 1 <= candidate <= order - 1:
+            yield candidate
+        k = new(k, v + b"\x00", hash_name).digest()
+        v = new(k, v, hash_name).digest()
+
+
 def patch_ecdsa(module: ModuleType) -> None:
     """Serve ``Ecdsa.sign`` and ``Ecdsa.verify`` of ``ellipticcurve.ecdsa`` through OpenSSL."""
     import sys
@@ -122,20 +259,27 @@ def patch_ecdsa(module: ModuleType) -> None:
     if version() < MIN_VERSION:
         return  # an older release: its code differs from what is mirrored here
     served = ServedCurves(sys.modules["ellipticcurve.curve"], CURVES, _Curve)
+    steps = ShippedSteps(
+        module, sys.modules["ellipticcurve.utils.integer"], sys.modules["ellipticcurve.math"].Math
+    )
     ecdsa_class = module.Ecdsa
     native_sign = ecdsa_class.__dict__["sign"].__func__
     native_verify = ecdsa_class.__dict__["verify"].__func__
-    patching.patch_attribute(module, "Ecdsa.sign", classmethod(_sign(module, served, native_sign)))
+    patching.patch_attribute(
+        module, "Ecdsa.sign", classmethod(_sign(module, served, steps, native_sign))
+    )
     patching.patch_attribute(
         module, "Ecdsa.verify", classmethod(_verify(module, served, native_verify))
     )
 
 
-def _sign(module: ModuleType, served: ServedCurves, native: Any) -> Any:
+def _sign(module: ModuleType, served: ServedCurves, steps: ShippedSteps, native: Any) -> Any:
     # The library's module globals, read at call time as its own code reads
     # them (a test that replaces RandomInteger or Signature is honoured).
     namespace = module.__dict__
     (default_hash,) = native.__defaults__
+    hmac_names = _hmac_names()
+    hmac_new = _hmac_new()
 
     def sign(cls: Any, message: Any, privateKey: Any, hashfunc: Any = default_hash) -> Any:  # noqa: N803 - the library's names
         curve = privateKey.curve
@@ -147,10 +291,22 @@ def _sign(module: ModuleType, served: ServedCurves, native: Any) -> Any:
         byte_message = hashfunc(namespace["toBytes"](message)).digest()
         number_message = namespace["numberFromByteString"](byte_message, curve.nBitLength)
         order = curve.N
+        secret = privateKey.secret
         r, s, point = 0, 0, None
-        nonces = namespace["RandomInteger"].rfc6979(
-            byte_message, privateKey.secret, curve, hashfunc
-        )
+        hmac_name = hmac_names.get(hashfunc)
+        if (
+            hmac_name is not None
+            and type(secret) is int
+            and 0 <= secret < 1 << (8 * ((curve.nBitLength + 7) // 8))
+            and byte_message
+            and steps.nonces_as_shipped()
+        ):
+            nonces = hedged_nonces(
+                byte_message, secret, curve, *hmac_name, steps.randbelow(), hmac_new
+            )
+        else:
+            nonces = namespace["RandomInteger"].rfc6979(byte_message, secret, curve, hashfunc)
+        blinded_inverse = steps.inverse_as_shipped()
         served_point = True
         while r == 0 or s == 0:
             nonce = next(nonces)
@@ -161,9 +317,11 @@ def _sign(module: ModuleType, served: ServedCurves, native: Any) -> Any:
                 point = namespace["Math"].multiplyGenerator(curve, nonce)
                 x, y = point.x, point.y
             r = x % order
-            s = (
-                (number_message + r * privateKey.secret) * namespace["Math"].inv(nonce, order)
-            ) % order
+            if blinded_inverse and served_point:  # 0 < nonce < n: OpenSSL took it
+                inverse = provider.inverse_of_nonce(nonce)
+            else:
+                inverse = namespace["Math"].inv(nonce, order)
+            s = ((number_message + r * secret) * inverse) % order
         recovery_id = y & 1
         if x >= order:
             recovery_id += 2
