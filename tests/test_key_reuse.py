@@ -180,18 +180,53 @@ def test_each_aead_provider_reuses_the_last_key_object(primitive):
     assert provider.one_shot(bytes(bytearray(key))) is not provider.one_shot(key)
 
 
-ALGORITHM_OBJECTS = ("aes-ecb", "aes-cbc", "aes-ctr", "aes-ofb", "aes-gcm", "aes-cmac")
+ALGORITHM_OBJECTS = ("aes-ecb", "aes-cbc", "aes-ctr", "aes-ofb", "aes-gcm")
 
 
 @pytest.mark.parametrize("primitive", ALGORITHM_OBJECTS)
 def test_aes_context_providers_reuse_the_algorithm_object_of_the_last_key(primitive):
-    """Streaming contexts and CMACs are made from an ``algorithms.AES(key)``: reused too."""
+    """Streaming contexts are made from an ``algorithms.AES(key)``: reused too."""
     provider = _provider(primitive)
     key = fresh_key()
-    # the modes' and GCM's ``algorithm``; CMAC's is its own
-    algorithm = getattr(provider, "algorithm", None) or provider._aes
+    algorithm = provider.algorithm  # the modes' and GCM's
     assert algorithm(key) is algorithm(key)
     assert algorithm(key).key is key
+
+
+def test_cmac_copies_an_empty_context_of_the_last_key_object():
+    from cryptography.hazmat.primitives import cmac
+    from cryptography.hazmat.primitives.ciphers import algorithms
+
+    provider = _provider("aes-cmac")
+    key, other = fresh_key(), fresh_key()
+    first, second = provider.new(key), provider.new(key)
+    assert first is not second
+    assert provider._template(key) is provider._template(key)
+    first.update(b"one message")  # a context handed out never changes the kept one
+    for message in (b"", b"another", bytes(100)):
+        mac = provider.new(key)
+        mac.update(message)
+        direct = cmac.CMAC(algorithms.AES(key))
+        direct.update(message)
+        assert mac.finalize() == direct.finalize()
+    # an equal key in another object, then another key: each its own context
+    assert provider._template(bytes(bytearray(key))) is not provider._template(key)
+    mac = provider.new(other)
+    mac.update(b"x")
+    direct = cmac.CMAC(algorithms.AES(other))
+    direct.update(b"x")
+    assert mac.finalize() == direct.finalize()
+    # off: the kept context is dropped, and none is kept for the next calls
+    base.set_key_reuse(False)
+    fresh = fresh_key()
+    baseline = sys.getrefcount(fresh)
+    mac = provider.new(fresh)
+    mac.update(b"y")
+    direct = cmac.CMAC(algorithms.AES(fresh))
+    direct.update(b"y")
+    assert mac.finalize() == direct.finalize()
+    del mac
+    assert sys.getrefcount(fresh) == baseline
 
 
 def test_xchacha_derives_a_key_per_message_and_keeps_none():
@@ -220,6 +255,41 @@ def test_threads_with_different_keys_get_their_own_results():
         for _ in range(300):
             ciphertext, tag = AES.new(key, AES.MODE_GCM, nonce=nonce).encrypt_and_digest(message)
             if ciphertext + tag != expected[key]:
+                wrong.append(index)
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(16)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert wrong == []
+
+
+def test_threads_sharing_and_switching_cmac_keys_get_their_own_tags():
+    """16 threads, 2 shared key objects: copies of one kept context taken at once."""
+    from Crypto.Cipher import AES
+    from Crypto.Hash import CMAC
+    from cryptography.hazmat.primitives import cmac
+    from cryptography.hazmat.primitives.ciphers import algorithms
+
+    _provider("aes-cmac")
+    keys = [fresh_key(), fresh_key(32)]
+    messages = [os.urandom(size) for size in (0, 15, 64, 1000)]
+
+    def expected_tag(key: bytes, message: bytes) -> bytes:
+        mac = cmac.CMAC(algorithms.AES(key))
+        mac.update(message)
+        return mac.finalize()
+
+    expected = {(k, m): expected_tag(keys[k], messages[m]) for k in range(2) for m in range(4)}
+    wrong: list[int] = []
+    start = threading.Barrier(16)
+
+    def work(index: int) -> None:
+        start.wait()
+        for turn in range(300):
+            k, m = (index + turn // 7) % 2, turn % 4
+            if CMAC.new(keys[k], messages[m], ciphermod=AES).digest() != expected[(k, m)]:
                 wrong.append(index)
 
     threads = [threading.Thread(target=work, args=(i,)) for i in range(16)]
