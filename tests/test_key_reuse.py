@@ -237,6 +237,15 @@ def test_xchacha_derives_a_key_per_message_and_keeps_none():
     assert sys.getrefcount(key) == baseline
 
 
+def _run_threads(work, count: int) -> None:
+    """``work(index)`` on ``count`` threads at once, until all have returned."""
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(count)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+
 def test_threads_with_different_keys_get_their_own_results():
     """16 threads, 4 keys, interleaved: every ciphertext is AESGCM's for that thread's key."""
     from Crypto.Cipher import AES
@@ -257,11 +266,7 @@ def test_threads_with_different_keys_get_their_own_results():
             if ciphertext + tag != expected[key]:
                 wrong.append(index)
 
-    threads = [threading.Thread(target=work, args=(i,)) for i in range(16)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    _run_threads(work, 16)
     assert wrong == []
 
 
@@ -292,11 +297,7 @@ def test_threads_sharing_and_switching_cmac_keys_get_their_own_tags():
             if CMAC.new(keys[k], messages[m], ciphermod=AES).digest() != expected[(k, m)]:
                 wrong.append(index)
 
-    threads = [threading.Thread(target=work, args=(i,)) for i in range(16)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    _run_threads(work, 16)
     assert wrong == []
 
 

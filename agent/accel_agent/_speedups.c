@@ -2330,6 +2330,16 @@ limbs_sub(uint64_t *x, const uint64_t *y, int n)
     return borrow;
 }
 
+/* x >>= 1 */
+static void
+limbs_halve(uint64_t *x, int n)
+{
+    for (int i = 0; i < n - 1; i++) {
+        x[i] = (x[i] >> 1) | (x[i + 1] << 63);
+    }
+    x[n - 1] >>= 1;
+}
+
 /* x = x / 2 mod m, for x < m, m odd */
 static void
 limbs_halve_mod(uint64_t *x, const uint64_t *m, int n)
@@ -2428,32 +2438,34 @@ limbs_update_residue(uint64_t *out, const uint64_t *x, const uint64_t *y, int64_
     }
 }
 
-/* The inverse of u (0 < u < m, m odd) into x1, one step at a time (HAC 14.61); 0 if none */
-static int
-inverse_stepwise(uint64_t *x1, const uint64_t *a, const uint64_t *m, int n)
+/* Both algorithms' start: (u, v) = (a, m), their factors (x1, x2) = (1, 0) */
+static void
+inverse_start(uint64_t *u, uint64_t *v, uint64_t *x1, uint64_t *x2, const uint64_t *a,
+              const uint64_t *m, int n)
 {
-    uint64_t u[INVERSE_MAX_LIMBS], v[INVERSE_MAX_LIMBS], x2[INVERSE_MAX_LIMBS];
     memcpy(u, a, sizeof(uint64_t) * n);
     memcpy(v, m, sizeof(uint64_t) * n);
     memset(x1, 0, sizeof(uint64_t) * n);
     memset(x2, 0, sizeof(uint64_t) * n);
     x1[0] = 1;
+}
+
+/* The inverse of a (0 < a < m, m odd) into x1, one step at a time (HAC 14.61); 0 if none */
+static int
+inverse_stepwise(uint64_t *x1, const uint64_t *a, const uint64_t *m, int n)
+{
+    uint64_t u[INVERSE_MAX_LIMBS], v[INVERSE_MAX_LIMBS], x2[INVERSE_MAX_LIMBS];
+    inverse_start(u, v, x1, x2, a, m, n);
     while (!limbs_is_one(u, n) && !limbs_is_one(v, n)) {
         if (limbs_is_zero(u, n) || limbs_is_zero(v, n)) {
             return 0;
         }
         while (!(u[0] & 1)) {
-            for (int i = 0; i < n - 1; i++) {
-                u[i] = (u[i] >> 1) | (u[i + 1] << 63);
-            }
-            u[n - 1] >>= 1;
+            limbs_halve(u, n);
             limbs_halve_mod(x1, m, n);
         }
         while (!(v[0] & 1)) {
-            for (int i = 0; i < n - 1; i++) {
-                v[i] = (v[i] >> 1) | (v[i + 1] << 63);
-            }
-            v[n - 1] >>= 1;
+            limbs_halve(v, n);
             limbs_halve_mod(x2, m, n);
         }
         if (limbs_compare(u, v, n) >= 0) {
@@ -2481,11 +2493,7 @@ inverse_batched(uint64_t *v, const uint64_t *x, const uint64_t *m, int n)
 {
     uint64_t a[INVERSE_MAX_LIMBS], b[INVERSE_MAX_LIMBS], u[INVERSE_MAX_LIMBS];
     uint64_t a2[INVERSE_MAX_LIMBS], b2[INVERSE_MAX_LIMBS], u2[INVERSE_MAX_LIMBS];
-    memcpy(a, x, sizeof(uint64_t) * n);
-    memcpy(b, m, sizeof(uint64_t) * n);
-    memset(u, 0, sizeof(uint64_t) * n);
-    memset(v, 0, sizeof(uint64_t) * n);
-    u[0] = 1;
+    inverse_start(a, b, u, v, x, m, n);
     uint64_t inverse = m[0]; /* m^-1 mod 2^64 by Newton's iteration: 3, 6, ... 96 bits */
     for (int i = 0; i < 5; i++) {
         inverse *= 2 - m[0] * inverse;
