@@ -451,6 +451,27 @@ def test_ocb_objects_have_one_layout_whichever_path_made_them(flavour, nonce_siz
     assert sealed == native.update(b"aad").encrypt_and_digest(b"data")
 
 
+@with_flavours
+def test_siv_objects_have_one_layout_whichever_path_made_them(flavour):
+    """The builder's flat path (bytes nonce) and its general one make the same object."""
+    ensure_agent()
+    aes = import_from(flavour, "Cipher.AES")
+    require_acceleration("aes-siv")
+    from accel_agent.targets.pycryptodome._aes_siv import FRESH_FIELDS, SivCipher
+
+    key, nonce = os.urandom(32), os.urandom(16)
+    flat = aes.new(key, aes.MODE_SIV, nonce=nonce)
+    general = aes.new(key, aes.MODE_SIV, nonce=bytearray(nonce), use_aesni=True)
+    for cipher in (flat, general):
+        assert isinstance(cipher, SivCipher) and tuple(vars(cipher)) == FRESH_FIELDS
+        assert cipher.nonce == nonce
+    native = aes.new.__wrapped__(key, aes.MODE_SIV, nonce=nonce)
+    for cipher in (flat, general, native):
+        cipher.update(b"aad")
+    sealed = flat.encrypt_and_digest(b"data")
+    assert sealed == general.encrypt_and_digest(b"data") == native.encrypt_and_digest(b"data")
+
+
 @needs_compiled
 @with_flavours
 def test_the_aes_front_leaves_other_shapes_to_python(flavour):

@@ -79,7 +79,20 @@ def builders(
         provider = provider_of(ocb)
         return provider and OcbCipher(ocb, provider, key, bytes(nonce))
 
+    siv_slot = siv.slot
+
     def build_siv(key: bytes, args: tuple, kwargs: dict) -> Any:
+        if not args and len(kwargs) == 1:  # AES.new(key, AES.MODE_SIV, nonce=nonce), flat
+            nonce = kwargs.get("nonce")
+            if type(nonce) is bytes and nonce:
+                provider = siv_slot.provider
+                if provider is not None and provider is not UNRESOLVED:
+                    cipher = _blank(siv_class)  # _aes_siv.FRESH_FIELDS, in its order
+                    cipher._backing = siv
+                    cipher._provider = provider
+                    cipher._key = key
+                    cipher.nonce = nonce
+                    return cipher
         if len(args) > 1 or not kwargs.keys() <= _SIV_KEYWORDS or (args and "nonce" in kwargs):
             return None
         nonce = args[0] if args else kwargs.get("nonce")

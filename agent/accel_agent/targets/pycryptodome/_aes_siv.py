@@ -8,7 +8,14 @@ messages go to ``AESSIV``; the rest to a native twin (:mod:`._aes_one_shot`).
 
 from __future__ import annotations
 
-from accel_agent.targets.pycryptodome._aes_one_shot import TAG_SIZE, OneShotAead
+from accel_agent.targets.pycryptodome import _buffers, _first_use
+from accel_agent.targets.pycryptodome._aes_one_shot import (
+    AFTER_DIGEST,
+    AFTER_VERIFY,
+    INITIAL,
+    TAG_SIZE,
+    OneShotAead,
+)
 from accel_agent.targets.pycryptodome._native_face import named_as
 
 TYPE_CHECKING = False
@@ -19,6 +26,10 @@ MODE_SIV = 10
 # S2V takes at most 127 strings (pycryptodome counts them: block bits - 1): the
 # associated-data components, the nonce and the message. Past that native raises.
 MAX_STRINGS = 127
+_ONE_CALL_MAX = _buffers.ONE_CALL_MAX
+# The layout of a fresh SivCipher from AES.new(key, AES.MODE_SIV, nonce=nonce):
+# the attributes the builder's flat path stores, in __init__'s order.
+FRESH_FIELDS = ("_backing", "_provider", "_key", "nonce")
 
 
 @named_as("SivMode")
@@ -58,6 +69,86 @@ class SivCipher(OneShotAead):
 
     def _unseal(self, ciphertext: Any, tag: bytes) -> bytes:
         return self._provider.one_shot(self._key).decrypt(tag + ciphertext, self._components())
+
+    # -- the common calls, flat: bytes on a fresh object with a nonce ---------
+    # (what OneShotAead's general methods do for them, without their checks
+    # of other shapes; every other call goes to those)
+
+    def update(self, assoc_data: Any) -> Any:
+        aad = self._aad
+        if (
+            type(assoc_data) is bytes
+            and self._next is INITIAL
+            and self._twin is None
+            and len(aad) < MAX_STRINGS
+        ):
+            if aad:
+                aad.append(assoc_data)
+            else:
+                self._aad = [assoc_data]
+            return self if self._update_returns_self else None
+        return OneShotAead.update(self, assoc_data)
+
+    def _flat(self, data: Any) -> list[bytes] | None:
+        """The components of a whole message that takes the flat path, else None.
+
+        ``data`` is bytes of a size one call takes, the object has a nonce,
+        and its associated data is one small chunk or none.
+        """
+        aad = self._aad
+        if (
+            type(data) is bytes
+            and len(data) <= _ONE_CALL_MAX - TAG_SIZE
+            and "nonce" in self.__dict__
+            and (not aad or (len(aad) == 1 and len(aad[0]) <= _ONE_CALL_MAX))
+        ):
+            return [aad[0], self.nonce] if aad else [self.nonce]
+        return None
+
+    def _claim_flat(self, state: str) -> bool:
+        """The claim of the fresh object (OneShotAead._claim), inline: one frame less."""
+        with _first_use.FIRST_USE_LOCK:
+            claimed = self._next is INITIAL and self._twin is None
+            if claimed:
+                self._next = state
+        return claimed
+
+    def encrypt_and_digest(self, plaintext: Any, *args: Any, **kwargs: Any) -> tuple[Any, bytes]:
+        if not args and not kwargs:
+            components = self._flat(plaintext)
+            # the components were read before the claim: update() is refused after it
+            if components is not None and self._claim_flat(AFTER_DIGEST):
+                sealed = self._provider.one_shot(self._key).encrypt(plaintext, components)
+                tag = self._tag = sealed[:TAG_SIZE]
+                self._aad = ()
+                self._backing.slot.calls += 1
+                return sealed[TAG_SIZE:], tag
+        return OneShotAead.encrypt_and_digest(self, plaintext, *args, **kwargs)
+
+    def decrypt_and_verify(
+        self, ciphertext: Any, received_mac_tag: Any, *args: Any, **kwargs: Any
+    ) -> Any:
+        if (
+            not args
+            and not kwargs
+            and type(received_mac_tag) is bytes
+            and len(received_mac_tag) == TAG_SIZE
+        ):
+            components = self._flat(ciphertext)
+            if components is not None and self._claim_flat(AFTER_VERIFY):
+                self._backing.slot.calls += 1
+                try:
+                    plaintext = self._provider.one_shot(self._key).decrypt(
+                        received_mac_tag + ciphertext, components
+                    )
+                except self._provider.InvalidTag:
+                    # Kept in case the caller verifies again: the twin then needs the message.
+                    self._failed = (ciphertext, received_mac_tag)
+                    raise ValueError("MAC check failed") from None
+                self._tag = received_mac_tag
+                self._aad = ()
+                return plaintext
+        return OneShotAead.decrypt_and_verify(self, ciphertext, received_mac_tag, *args, **kwargs)
 
 
 @named_as("SivMode")
