@@ -8,7 +8,8 @@
  * Nothing here knows an algorithm or a key: it moves objects between
  * pycryptodome's call shapes and OpenSSL-backed callables the Python code
  * chose, and decides nothing a Python path does not decide the same way.
- * The one piece of arithmetic, inverse_mod, sees only blinded numbers.
+ * The one piece of arithmetic, inverse_mod, is given only blinded numbers by
+ * its one caller (providers/ecc.py).
  *
  *   HashCore     base class of the agent's hash objects: a _hashlib object in
  *                a C slot, digest() and hexdigest() without a Python frame;

@@ -195,7 +195,7 @@ def _compiled_inverse_mod(a: int, m: int) -> int:
     (every ECDSA order and a nonce); its time depends on ``a``, so callers
     pass blinded values (``providers/ecc.py``).
     """
-    if 0 < a < m and m & 1 and m.bit_length() <= 576:
+    if type(a) is int and type(m) is int and 0 < a < m and m & 1 and m.bit_length() <= 576:
         size = (m.bit_length() + 7) // 8
         inverse = _speedups.inverse_mod(a.to_bytes(size, "little"), m.to_bytes(size, "little"))
         if inverse is None:

@@ -37,6 +37,8 @@ HASHES = {
     "default": None,
     "sha256": hashlib.sha256,
     "sha1": hashlib.sha1,
+    "sha224": hashlib.sha224,
+    "sha384": hashlib.sha384,
     "sha512": hashlib.sha512,
     "sha3_256": hashlib.sha3_256,
     "blake2b": hashlib.blake2b,
@@ -115,36 +117,36 @@ def test_signatures_verify_both_ways(curve, secret, message, hash_name):
 
 _integer = pytest.importorskip("ellipticcurve.utils.integer")
 # the hashes whose nonce the agent computes itself (by hashlib's HMAC)
-_SHA_NAMES = ("default", "sha256", "sha1", "sha512")
+_SHA_NAMES = ("default", "sha256", "sha1", "sha224", "sha384", "sha512")
 
 
 class _Randomness:
-    """The library's randomness (``_randbelow``) and the system's (``os.urandom``) replaced.
+    """The library's randomness (``_randbelow``) or the agent's (``secrets.token_bytes``) replaced.
 
-    Under the agent, the nonce reads ``os.urandom`` while ``_randbelow`` is
-    as shipped; natively it reads ``_randbelow``. Both are made to give
-    ``entropy``, so the two signatures must be the same.
+    Under the agent, the nonce takes ``secrets.token_bytes`` while
+    ``_randbelow`` is as shipped; natively it calls ``_randbelow``. Both are
+    made to give ``entropy``, so the two signatures must be the same.
     """
 
     def __init__(self, entropy: int, library: bool) -> None:
         self.entropy = entropy
-        self.library = library  # replace the library's _randbelow (else os.urandom)
+        self.library = library  # replace the library's _randbelow (else token_bytes)
 
     def __enter__(self):
-        import os
+        import secrets
 
-        self._saved = (_integer._randbelow, os.urandom)
+        self._saved = (_integer._randbelow, secrets.token_bytes)
         entropy = self.entropy
         if self.library:
             _integer._randbelow = lambda limit: entropy
         else:
-            os.urandom = lambda size: entropy.to_bytes(size, "big")[-size:]
+            secrets.token_bytes = lambda size: entropy.to_bytes(size, "big")[-size:]
         return self
 
     def __exit__(self, *exc):
-        import os
+        import secrets
 
-        _integer._randbelow, os.urandom = self._saved
+        _integer._randbelow, secrets.token_bytes = self._saved
 
 
 def _signed(message, key, kwargs, randomness):
@@ -162,7 +164,8 @@ def _signed(message, key, kwargs, randomness):
     message=st.text(max_size=100),
     hash_name=st.sampled_from(list(HASHES)),
     entropy=st.one_of(
-        st.integers(0, 2**256 - 1), st.sampled_from([0, 2**256 - 1, 2**256, 2**264 + 5, -1])
+        st.integers(0, 2**256 - 1),
+        st.sampled_from([0, 2**256 - 1, 2**256, 2**264 + 5, -1, True, 42.0]),
     ),
     library=st.booleans(),
 )
@@ -174,9 +177,9 @@ def test_the_same_randomness_gives_the_librarys_own_signature(
     key = _key(curve, secret)
     kwargs = _hash_kwargs(hash_name)
     primitive, signs = CURVES[curve]
-    if not signs or hash_name not in _SHA_NAMES or not 0 <= entropy < 2**256:
+    if not signs or hash_name not in _SHA_NAMES or type(entropy) is not int or entropy < 0:
         # The library's own nonce code reads _randbelow (a curve signed
-        # natively, a hash outside SHA-1/SHA-2), or out of os.urandom's range
+        # natively, a hash outside SHA-1/SHA-2), or what no bytes can stand for
         library = True
     with accelerated_calls() as made:
         ours = _signed(message, key, kwargs, _Randomness(entropy, library))
@@ -185,6 +188,60 @@ def test_the_same_randomness_gives_the_librarys_own_signature(
     assert ours == theirs
     if signs and ours[0] == "returned" and acceleration(primitive)[0]:
         assert made.get(primitive) == 1
+
+
+class _SmallCurve:
+    """What the nonce code reads of a curve, with an order small enough to reject candidates."""
+
+    def __init__(self, order: int) -> None:
+        self.N = order
+        self.nBitLength = order.bit_length()
+
+
+@pytest.mark.parametrize("order", [2, 3, 257, 0x8001, 0xFFFF, (1 << 161) + 7, (1 << 521) - 1])
+@pytest.mark.parametrize("hash_name", ["sha1", "sha224", "sha256", "sha384", "sha512"])
+def test_hedged_nonces_are_the_librarys_nonce_after_nonce(order, hash_name):
+    from ellipticcurve.utils.integer import RandomInteger
+
+    from accel_agent.targets.starkbank_ecdsa.signing import hedged_nonces
+
+    hashfunc = getattr(hashlib, hash_name)
+    curve = _SmallCurve(order)
+    size = (curve.nBitLength + 7) // 8
+    rng = random.Random(order ^ len(hash_name))
+    hmac_new = __import__("hmac").new
+    for _ in range(5):
+        digest = hashfunc(rng.randbytes(20)).digest()
+        secret = rng.randrange(1 << (8 * size))
+        entropy = rng.randrange(1 << (8 * size))
+        with _Randomness(entropy, library=True):
+            theirs = RandomInteger.rfc6979(digest, secret, curve, hashfunc)
+            expected = [next(theirs) for _ in range(6)]
+        ours = hedged_nonces(
+            digest, secret, curve, hash_name, hashfunc().digest_size, lambda limit, e=entropy: e,
+            hmac_new,
+        )  # fmt: skip
+        assert [next(ours) for _ in range(6)] == expected
+
+
+def test_a_stub_bound_before_the_import_is_the_librarys_randomness():
+    """``secrets.randbelow`` replaced before the library is imported: it is what signs."""
+    from helpers import clean_environment, run_python
+
+    script = (
+        "import secrets; secrets.randbelow = lambda limit: 42\n"
+        "from ellipticcurve import Ecdsa, PrivateKey, curve\n"
+        "key = PrivateKey(curve=curve.prime256v1, secret=12345)\n"
+        "one, two = Ecdsa.sign('m', key), Ecdsa.sign('m', key)\n"
+        "print(vars(one) == vars(two), sorted(vars(one).items()))\n"
+    )
+    outputs = {}
+    for mode in ("off", "quiet"):
+        result = run_python("-c", script, env=clean_environment(ACCEL_AGENT=mode))
+        assert result.returncode == 0, result.stderr
+        outputs[mode] = result.stdout
+    assert outputs["quiet"].startswith("True ")
+    assert outputs["quiet"] == outputs["off"]
 
 
 def test_replaced_nonce_and_inverse_code_is_honoured(monkeypatch):

@@ -39,7 +39,7 @@ key's curve object and coordinates are the ones it was made from.
 from __future__ import annotations
 
 import functools
-import os
+import operator
 import secrets
 import weakref
 
@@ -122,28 +122,50 @@ class PublicTwins:
 public_twins = PublicTwins()
 
 
+# The names the library's nonce code (its utils/integer.py) reads from its module
+# at each call, besides RandomInteger and _randbelow.
+_NONCE_HELPERS = ("hmacNew", "hexFromInt", "numberFromByteString", "byteStringFromHex")
+
+
+def _is_secrets_randbelow(function: Any) -> bool:
+    """Whether ``function`` is the standard library's ``secrets.randbelow`` itself.
+
+    Told by its code's file and name, not by identity with what ``secrets``
+    holds now: a stub put in ``secrets`` before the library was imported is
+    what the library bound, and must not pass for the real function.
+    """
+    code = getattr(function, "__code__", None)
+    return (
+        code is not None
+        and code.co_name == "randbelow"
+        and code.co_filename == getattr(secrets, "__file__", None)
+    )
+
+
 class ShippedSteps:
     """The library's nonce and inverse steps, as shipped: when they may be computed faster.
 
     Its ``RandomInteger`` class, that class's ``rfc6979`` and ``between``,
-    the ``hmacNew`` its nonce code calls, and ``Math.inv`` are taken when the
-    patch is made; a call is served faster only while the library's modules
-    still hold those same objects (a test that replaces one is honoured: the
-    library's own code then runs). ``randbelow`` is read at each call, as
-    the library reads it.
+    the helpers its nonce code calls (``hmacNew`` and its hexadecimal
+    conversions) and ``Math.inv`` are taken when the patch is made; a call
+    is served faster only while the library's modules still hold those same
+    objects (a test that replaces one is honoured: the library's own code
+    then runs). ``_randbelow`` is read at each call, as the library reads it.
     """
 
     def __init__(self, ecdsa_module: ModuleType, integer_module: ModuleType, math_class: type):
         random_integer = integer_module.RandomInteger
         self._namespace = ecdsa_module.__dict__
-        self._integer_namespace = integer_module.__dict__
+        integer_namespace = self._integer_namespace = integer_module.__dict__
         self._random_integer = random_integer
         self._nonce_methods = (
             random_integer.__dict__["rfc6979"],
             random_integer.__dict__["between"],
         )
-        self._hmac_new = integer_module.__dict__.get("hmacNew")
-        self._shipped_randbelow = secrets.randbelow
+        self._read_helpers = operator.itemgetter(*_NONCE_HELPERS)
+        self._helpers = tuple(integer_namespace.get(name) for name in _NONCE_HELPERS)
+        randbelow = integer_namespace.get("_randbelow")
+        self._shipped_randbelow = randbelow if _is_secrets_randbelow(randbelow) else None
         self._math = math_class
         self._inverse = math_class.__dict__["inv"]
 
@@ -151,20 +173,25 @@ class ShippedSteps:
         """Whether the nonce is the library's ``RandomInteger.rfc6979`` as shipped."""
         random_integer = self._namespace["RandomInteger"]
         methods = random_integer.__dict__
+        try:
+            helpers = self._read_helpers(self._integer_namespace)
+        except KeyError:  # one was deleted: the library's own code fails as it fails
+            return False
         return (
             random_integer is self._random_integer
             and methods["rfc6979"] is self._nonce_methods[0]
             and methods["between"] is self._nonce_methods[1]
-            and self._integer_namespace.get("hmacNew") is self._hmac_new
+            and helpers == self._helpers  # functions compare by identity
         )
 
     def randbelow(self) -> Any:
         """The randomness the library's nonce takes: its module's ``_randbelow``.
 
         None while that is ``secrets.randbelow``, as shipped: the nonce then
-        reads the same operating system's randomness with ``os.urandom``,
-        without ``secrets``' rejection loop (``randbelow(2**256)`` draws 257
-        bits and throws half of the draws away).
+        takes the same system randomness with ``secrets.token_bytes``
+        (through the same ``random.SystemRandom``), without ``randbelow``'s
+        rejection loop (``randbelow(2**256)`` draws 257 bits and throws
+        half of the draws away).
         """
         randbelow = self._integer_namespace["_randbelow"]
         return None if randbelow is self._shipped_randbelow else randbelow
@@ -211,9 +238,9 @@ def hedged_nonces(
     Its steps (RFC 6979 section 3.2, with its fresh ``extraEntropy`` in
     K's initialisation, section 3.6), on bytes and integers instead of its
     hexadecimal strings, and with ``hmac_new`` (:func:`_hmac_new`). For a
-    ``secret`` of the order's size and a non-empty digest (the caller
-    checks both). ``randbelow`` is the library's randomness, or None for
-    ``os.urandom`` (see :meth:`ShippedSteps.randbelow`).
+    ``secret`` of the order's size (the caller checks it) and a SHA digest
+    (never empty). ``randbelow`` is the library's randomness, or None for
+    ``secrets.token_bytes`` (see :meth:`ShippedSteps.randbelow`).
     """
 
     bits = curve.nBitLength
@@ -223,11 +250,11 @@ def hedged_nonces(
     excess = 8 * len(byte_message) - bits
     if excess > 0:
         number >>= excess
-    if randbelow is None:  # secrets.randbelow(2**(8*size)): the same bytes of the system's
-        extra = os.urandom(size)
-    elif 0 <= (entropy := randbelow(1 << (8 * size))) < 1 << (8 * size):  # between(0, ...)
-        extra = entropy.to_bytes(size, "big")
-    else:  # a replaced randomness out of range: the library's own conversion
+    if randbelow is None:  # secrets.randbelow(2**(8*size)): the same system randomness
+        extra = secrets.token_bytes(size)
+    elif type(entropy := randbelow(1 << (8 * size))) is int and 0 <= entropy < 1 << (8 * size):
+        extra = entropy.to_bytes(size, "big")  # its between(0, 2**(8*size) - 1)
+    else:  # a replaced randomness out of range, or no int: the library's own conversion
         from ellipticcurve.utils.binary import byteStringFromHex, hexFromInt
 
         extra = byteStringFromHex(hexFromInt(entropy).zfill(size * 2))
@@ -298,7 +325,6 @@ def _sign(module: ModuleType, served: ServedCurves, steps: ShippedSteps, native:
             hmac_name is not None
             and type(secret) is int
             and 0 <= secret < 1 << (8 * ((curve.nBitLength + 7) // 8))
-            and byte_message
             and steps.nonces_as_shipped()
         ):
             nonces = hedged_nonces(
