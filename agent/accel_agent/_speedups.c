@@ -2256,8 +2256,13 @@ done:
    Its time depends on a: the one caller (an ECDSA nonce's inverse,
    providers/ecc.py) passes a blinded value k·b mod n, which tells nothing of
    k, and multiplies the result by b. Python's pow(k, -1, n), what the
-   pure-Python path uses, takes about 10 times as long for 256 bits. */
+   pure-Python path uses, takes about 10 times as long for 256 bits.
 
+   It needs 128-bit integers (GCC and Clang on 64-bit targets); without them
+   it is left out, and accel_agent.speedups uses pow. */
+
+#ifdef __SIZEOF_INT128__
+#define HAVE_INVERSE_MOD 1
 #define INVERSE_MAX_LIMBS 9 /* 576 bits: P-521's order has 521 */
 #define INVERSE_MAX_BYTES (8 * INVERSE_MAX_LIMBS)
 #define BATCH 31            /* steps per batch: the factors stay within 2^31 */
@@ -2596,6 +2601,7 @@ inverse_mod(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     }
     return out;
 }
+#endif /* __SIZEOF_INT128__ */
 
 static PyMethodDef module_methods[] = {
     {"cfb_segments_decrypt", (PyCFunction)(void (*)(void))cfb_segments_decrypt, METH_FASTCALL,
@@ -2608,8 +2614,10 @@ static PyMethodDef module_methods[] = {
      "seal_split(encrypt, nonce, data, aad, mac_len) -> (ct, tag)"},
     {"open_joined", (PyCFunction)(void (*)(void))open_joined, METH_FASTCALL,
      "open_joined(decrypt, nonce, ct, tag, aad) -> decrypt(nonce, ct + tag, aad)"},
+#ifdef HAVE_INVERSE_MOD
     {"inverse_mod", (PyCFunction)(void (*)(void))inverse_mod, METH_FASTCALL,
      "inverse_mod(a, m) -> a^-1 mod m (little-endian bytes of one length; variable time)"},
+#endif
     {NULL, NULL, 0, NULL},
 };
 

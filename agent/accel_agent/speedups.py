@@ -226,7 +226,8 @@ if _speedups is not None:
     HashCore: type = _speedups.HashCore
     CounterStream: type = _speedups.CounterStream
     cfb_segments_decrypt = _speedups.cfb_segments_decrypt
-    inverse_mod = _compiled_inverse_mod
+    # (left out of builds without 128-bit integers: pow there)
+    inverse_mod = _compiled_inverse_mod if hasattr(_speedups, "inverse_mod") else _inverse_mod
     # Whether CTR counters OpenSSL's CTR cannot follow are served from
     # counter blocks (CounterStream). Compiled: 2.5-3x native at 1 KiB (most
     # of it native's new()), even with native's AES-NI CTR at 1 MiB. The
