@@ -224,6 +224,31 @@ def test_hedged_nonces_are_the_librarys_nonce_after_nonce(order, hash_name):
         assert [next(ours) for _ in range(6)] == expected
 
 
+class _UnhashableSha256:
+    """A hash function the library takes (it only calls it) that no dict can hold."""
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __eq__(self, other):
+        return isinstance(other, _UnhashableSha256)
+
+    def __call__(self, data=b""):
+        return hashlib.sha256(data)
+
+
+def test_an_unhashable_hash_function_signs_as_natively():
+    key = _key("prime256v1", 31)
+    hashfunc = _UnhashableSha256()
+    entropy = 2**200 + 12345
+    with accelerated_calls() as made:
+        ours = _signed("unhashable", key, {"hashfunc": hashfunc}, _Randomness(entropy, True))
+    with natively():
+        theirs = _signed("unhashable", key, {"hashfunc": hashfunc}, _Randomness(entropy, True))
+    assert ours[0] == "returned" and ours == theirs
+    if acceleration("ecdsa-p256")[0]:
+        assert made.get("ecdsa-p256") == 1
+
+
 def test_a_stub_bound_before_the_import_is_the_librarys_randomness():
     """``secrets.randbelow`` replaced before the library is imported: it is what signs."""
     from helpers import clean_environment, run_python

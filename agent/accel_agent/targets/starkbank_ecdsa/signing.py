@@ -320,7 +320,10 @@ def _sign(module: ModuleType, served: ServedCurves, steps: ShippedSteps, native:
         order = curve.N
         secret = privateKey.secret
         r, s, point = 0, 0, None
-        hmac_name = hmac_names.get(hashfunc)
+        try:
+            hmac_name = hmac_names.get(hashfunc)
+        except TypeError:  # an unhashable callable: the library's own nonce code
+            hmac_name = None
         if (
             hmac_name is not None
             and type(secret) is int
