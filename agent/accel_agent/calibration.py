@@ -24,11 +24,16 @@ def builtin_default(primitive: str) -> str | None:
 # otherwise faster through OpenSSL: calls (ECB, stateless) or whole objects
 # (CFB-8, decided on the first call) at or above this many bytes stay native.
 # Measured on the reference machine with pycryptodome 4.4 and OpenSSL 4.0:
-# pycryptodome's pipelined AES-NI ECB beats OpenSSL's from about 128 KiB, and
-# its CFB-8 from about 1.5 KiB (docs/performance.md).
+# pycryptodome's pipelined AES-NI ECB beats OpenSSL's from about 128 KiB.
+# CFB-8: native's byte loop overtakes OpenSSL's from about 1.5 KiB, but a
+# CFB-8 object that turns native makes its native twin at the first call
+# (pycryptodome's own new(), about 6 us), so OpenSSL keeps the message
+# until that costs more. Measured against native: with 1.5 KiB here, 2-4 KiB
+# messages 0.89-0.90x; with 8 KiB, 2 KiB 1.04-1.07x, 4-6 KiB 0.96-1.00x,
+# 8-16 KiB 0.95-0.99x (docs/performance.md).
 NATIVE_FROM_SIZE: dict[str, int] = {
     "aes-ecb": 128 * 1024,
-    "aes-cfb8": 1536,
+    "aes-cfb8": 8 * 1024,
     # OpenSSL 3.0's RIPEMD-160 against pycryptodome's C, one-shot, interleaved:
     # 4 KiB 1.28x, 8 KiB 1.14x, 16 KiB 0.99x, 1 MiB 0.90x.
     "ripemd160": 16 * 1024,

@@ -973,6 +973,29 @@ def test_stream_tail_then_twin(aes, mode, segment_size, method_name, chunks, key
     both(tail_then_twin, aes, mode, segment_size, method_name, key, iv, blob, stop, chunks)
 
 
+def cfb8_first_call(rec, aes, method_name, size, key, iv):
+    """A CFB-8 object whose first call has ``size`` bytes, then a second call."""
+    cipher = aes.new(key, aes.MODE_CFB, iv=iv, segment_size=8)
+    data = bytes(range(256)) * (size // 256 + 1)
+    rec.call("%s %d" % (method_name, size), getattr(cipher, method_name), data[:size])
+    rec.call(method_name + " then", getattr(cipher, method_name), data[:100])
+
+
+@with_flavours
+@pytest.mark.parametrize("method_name", ["encrypt", "decrypt"])
+@pytest.mark.parametrize("offset", [-1, 0, 1])
+def test_cfb8_turns_native_from_its_threshold(aes, method_name, offset):
+    """A first call of the calibrated size or more makes the object native (its twin);
+    a shorter one stays on OpenSSL: either way the results are native's."""
+    from accel_agent import calibration
+
+    require_acceleration("aes-cfb")
+    threshold = calibration.native_from_size("aes-cfb8")
+    size = threshold + offset
+    comparison = both(cfb8_first_call, aes, method_name, size, bytes(16), bytes(16))
+    assert comparison.accelerated("aes-cfb") == (2 if size < threshold else 0)
+
+
 # ----------------------------------------------------------------- random nonces and IVs
 
 
