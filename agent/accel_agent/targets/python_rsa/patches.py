@@ -38,10 +38,10 @@ native raises python-rsa's own exceptions with their own messages.
 from __future__ import annotations
 
 import functools
-import hmac
 import sys
 
 from accel_agent import patching, registry
+from accel_agent.constant_time import compare_digest
 from accel_agent.providers.rsa import MAX_GENERATED_BITS, MD5_OID, MIN_GENERATED_BITS
 from accel_agent.targets.keygen import bind, patch_generator
 from accel_agent.targets.python_rsa import _keys
@@ -183,7 +183,7 @@ def _verify_recovered(module: Any, message: Any, recovered: bytes, keylength: in
     message_hash = module.compute_hash(message, method_name)
     cleartext = module.HASH_ASN1[method_name] + message_hash
     expected = module._pad_for_signing(cleartext, keylength)
-    if not hmac.compare_digest(expected, clearsig):
+    if not compare_digest(expected, clearsig):
         raise module.VerificationError("Verification failed")
     return method_name
 
