@@ -2336,25 +2336,21 @@ limbs_sub(uint64_t *x, const uint64_t *y, int n)
     return borrow;
 }
 
-/* x >>= 1 */
+/* x = (top, x) >> 1: the bit top (0 or 1) comes in above the n limbs */
 static void
-limbs_halve(uint64_t *x, int n)
+limbs_halve(uint64_t *x, int n, uint64_t top)
 {
     for (int i = 0; i < n - 1; i++) {
         x[i] = (x[i] >> 1) | (x[i + 1] << 63);
     }
-    x[n - 1] >>= 1;
+    x[n - 1] = (x[n - 1] >> 1) | (top << 63);
 }
 
 /* x = x / 2 mod m, for x < m, m odd */
 static void
 limbs_halve_mod(uint64_t *x, const uint64_t *m, int n)
 {
-    uint64_t top = (x[0] & 1) ? limbs_add(x, m, n) : 0;
-    for (int i = 0; i < n - 1; i++) {
-        x[i] = (x[i] >> 1) | (x[i + 1] << 63);
-    }
-    x[n - 1] = (x[n - 1] >> 1) | (top << 63);
+    limbs_halve(x, n, (x[0] & 1) ? limbs_add(x, m, n) : 0);
 }
 
 /* a 64-bit stand-in for x < 2^bits (bits >= 64): its top 33 bits over its low 31 */
@@ -2467,11 +2463,11 @@ inverse_stepwise(uint64_t *x1, const uint64_t *a, const uint64_t *m, int n)
             return 0;
         }
         while (!(u[0] & 1)) {
-            limbs_halve(u, n);
+            limbs_halve(u, n, 0);
             limbs_halve_mod(x1, m, n);
         }
         while (!(v[0] & 1)) {
-            limbs_halve(v, n);
+            limbs_halve(v, n, 0);
             limbs_halve_mod(x2, m, n);
         }
         if (limbs_compare(u, v, n) >= 0) {

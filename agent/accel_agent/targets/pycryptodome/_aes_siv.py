@@ -8,7 +8,7 @@ messages go to ``AESSIV``; the rest to a native twin (:mod:`._aes_one_shot`).
 
 from __future__ import annotations
 
-from accel_agent.targets.pycryptodome import _buffers, _first_use
+from accel_agent.targets.pycryptodome import _buffers
 from accel_agent.targets.pycryptodome._aes_one_shot import (
     AFTER_DIGEST,
     AFTER_VERIFY,
@@ -105,19 +105,11 @@ class SivCipher(OneShotAead):
             return [aad[0], self.nonce] if aad else [self.nonce]
         return None
 
-    def _claim_flat(self, state: str) -> bool:
-        """The claim of the fresh object (OneShotAead._claim), inline: one frame less."""
-        with _first_use.FIRST_USE_LOCK:
-            claimed = self._next is INITIAL and self._twin is None
-            if claimed:
-                self._next = state
-        return claimed
-
     def encrypt_and_digest(self, plaintext: Any, *args: Any, **kwargs: Any) -> tuple[Any, bytes]:
         if not args and not kwargs:
             components = self._flat(plaintext)
             # the components were read before the claim: update() is refused after it
-            if components is not None and self._claim_flat(AFTER_DIGEST):
+            if components is not None and self._claim(AFTER_DIGEST):
                 sealed = self._provider.one_shot(self._key).encrypt(plaintext, components)
                 tag = self._tag = sealed[:TAG_SIZE]
                 self._aad = ()
@@ -135,7 +127,7 @@ class SivCipher(OneShotAead):
             and len(received_mac_tag) == TAG_SIZE
         ):
             components = self._flat(ciphertext)
-            if components is not None and self._claim_flat(AFTER_VERIFY):
+            if components is not None and self._claim(AFTER_VERIFY):
                 self._backing.slot.calls += 1
                 try:
                     plaintext = self._provider.one_shot(self._key).decrypt(
