@@ -165,9 +165,15 @@ def test_reset_forgets_choices_and_call_counts(fake_catalog):
     assert slot.provider is registry.UNRESOLVED
 
 
-def test_unknown_primitive_has_no_slot(fake_catalog):
+def test_unknown_primitive_raises_at_first_use(fake_catalog):
+    """The catalog is read at a slot's first use (a patch's import does not load it)."""
+    unknown = registry.slot("rot13")
     with pytest.raises(KeyError, match="unknown primitive"):
-        registry.slot("rot13")
+        unknown.get()
+    with pytest.raises(KeyError, match="unknown primitive"):
+        registry.choice("rot13")
+    assert "rot13" not in {choice.primitive for choice in registry.decided()}
+    registry._slots.pop("rot13", None)
 
 
 def test_status_without_resolving_lists_only_what_was_used(fake_catalog):

@@ -15,12 +15,17 @@ from __future__ import annotations
 
 import sys
 
-from accel_agent import catalog, forksafe, messages
 from accel_agent import config as _config
+from accel_agent import forksafe, messages
 
-# calibration, the platform facts and the providers' exceptions are imported
-# when a primitive is first decided, not when a patch asks for its slot: a
-# patched module's import stays cheap (docs/activation.md, "Start-up cost").
+# The catalog, calibration, the platform facts and the providers' exceptions
+# are imported when a primitive is first decided, not when a patch asks for
+# its slot: a patched module's import stays cheap (docs/activation.md,
+# "Start-up cost"). A slot's name is therefore checked against the catalog
+# at its first use, not when the slot is made.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from accel_agent.catalog import PrimitiveSpec
 
 # How a primitive ended up, for status() and for assert mode.
 ACCELERATED = "accelerated"
@@ -118,12 +123,14 @@ report_fallbacks = True
 
 
 def slot(name: str) -> Slot:
-    """The slot of primitive ``name`` (created on first request)."""
+    """The slot of primitive ``name`` (created on first request).
+
+    A name the catalog does not know raises KeyError at the slot's first
+    use (:func:`choice`).
+    """
     existing = _slots.get(name)
     if existing is not None:
         return existing
-    if name not in catalog.BY_NAME:
-        raise KeyError("unknown primitive %r" % name)
     with _lock:
         return _slots.setdefault(name, Slot(name))
 
@@ -136,17 +143,30 @@ def choice(name: str) -> Choice:
     with _lock:
         existing = _choices.get(name)
         if existing is None:
-            existing = _choices[name] = _decide(catalog.BY_NAME[name])
+            existing = _choices[name] = _decide(_spec(name))
         return existing
+
+
+def _spec(name: str) -> PrimitiveSpec:
+    from accel_agent import catalog
+
+    spec = catalog.BY_NAME.get(name)
+    if spec is None:
+        raise KeyError("unknown primitive %r" % name)
+    return spec
 
 
 def resolve_all() -> list[Choice]:
     """Decide every primitive now (on/assert mode: self-checks before ``__main__``)."""
+    from accel_agent import catalog
+
     return [choice(spec.name) for spec in catalog.PRIMITIVES]
 
 
 def decided() -> list[Choice]:
     """The choices made so far, in catalog order."""
+    from accel_agent import catalog
+
     return [_choices[spec.name] for spec in catalog.PRIMITIVES if spec.name in _choices]
 
 
@@ -158,7 +178,7 @@ def force_native(name: str, reason: str) -> None:
     before keep their provider (shadow mode hands a followed object to its
     native twin itself).
     """
-    spec = catalog.BY_NAME[name]
+    spec = _spec(name)
     with _lock:
         previous = _choices.get(name)
         refusals = dict(previous.refusals) if previous is not None else {}
@@ -207,12 +227,12 @@ def reset() -> None:
 reset_listeners: list = []
 
 
-def _excluded(spec: catalog.PrimitiveSpec, provider_name: str) -> bool:
+def _excluded(spec: PrimitiveSpec, provider_name: str) -> bool:
     names = _exclusions if _exclusions is not None else _config.exclusions()
     return bool({spec.name, spec.family, provider_name, "all"} & names)
 
 
-def _decide(spec: catalog.PrimitiveSpec) -> Choice:
+def _decide(spec: PrimitiveSpec) -> Choice:
     """Walk the providers in priority order; the first that passes every gate wins."""
     from accel_agent import calibration
     from accel_agent import platform as _platform

@@ -42,7 +42,6 @@ import sys
 
 from accel_agent import patching, registry
 from accel_agent.constant_time import compare_digest
-from accel_agent.providers.rsa import MAX_GENERATED_BITS, MD5_OID, MIN_GENERATED_BITS
 from accel_agent.targets.keygen import bind, patch_generator
 from accel_agent.targets.python_rsa import _keys
 
@@ -58,7 +57,7 @@ _NIST_DER = bytes.fromhex("06096086480165030402")
 HASHES: dict[str, tuple[str, bytes, int]] = {
     name: (oid, bytes.fromhex(prefix), size)
     for name, oid, prefix, size in (
-        ("MD5", MD5_OID, "3020300c06082a864886f70d020505000410", 16),
+        ("MD5", "1.2.840.113549.2.5", "3020300c06082a864886f70d020505000410", 16),
         ("SHA-1", "1.3.14.3.2.26", "3021300906052b0e03021a05000414", 20),
         ("SHA-224", _NIST + "4", "302d300d06096086480165030402040500041c", 28),
         ("SHA-256", _NIST + "1", "3031300d060960864801650304020105000420", 32),
@@ -72,7 +71,6 @@ HASHES: dict[str, tuple[str, bytes, int]] = {
 
 # The keygen arguments, in python-rsa's order, and its defaults.
 _NEWKEYS_PARAMETERS = ("nbits", "accurate", "poolsize", "exponent")
-_GENERATED_EXPONENTS = (3, 65537)
 
 
 def _byte_size(n: int) -> int:
@@ -193,6 +191,13 @@ def _verify_recovered(module: Any, message: Any, recovered: bytes, keylength: in
 
 def _newkeys_arguments(args: tuple, kwargs: dict) -> tuple[int, int] | None:
     """(nbits, exponent) when ``newkeys`` was called in a shape OpenSSL serves, else None."""
+    # The provider's module loads at the first call, not at python-rsa's import.
+    from accel_agent.providers.rsa import (
+        GENERATED_EXPONENTS,
+        MAX_GENERATED_BITS,
+        MIN_GENERATED_BITS,
+    )
+
     values = bind(_NEWKEYS_PARAMETERS, args, kwargs)
     if values is None:
         return None
@@ -204,7 +209,7 @@ def _newkeys_arguments(args: tuple, kwargs: dict) -> tuple[int, int] | None:
         poolsize < 1  # native raises its ValueError
         or nbits % 2
         or not MIN_GENERATED_BITS <= nbits <= MAX_GENERATED_BITS
-        or exponent not in _GENERATED_EXPONENTS
+        or exponent not in GENERATED_EXPONENTS
     ):
         return None
     return nbits, exponent
