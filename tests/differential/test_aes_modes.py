@@ -787,6 +787,51 @@ def test_gcm_tag_types(aes, method, tag_kind):
     both(odd_tag, aes, method, tag_kind)
 
 
+# Where update() of associated data may come: before the payload (bytes take
+# a short path), after it or after a tag (native's TypeError), once an odd
+# buffer handed the object to a native twin, after a verify() that failed.
+UPDATE_MOMENTS = ("fresh", "after payload", "after odd buffer", "after failed verify")
+
+
+def gcm_updates(rec, aes, key, moment, chunks, kinds, one_shot, decrypting):
+    cipher = aes.new(key, aes.MODE_GCM, nonce=bytes(12))
+    ciphertext, tag = aes.new(key, aes.MODE_GCM, nonce=bytes(12)).encrypt_and_digest(b"message")
+    if moment == "after odd buffer":
+        rec.call("update(odd)", cipher.update, ds.make_input("memoryview-strided", b"odd"))
+    elif moment == "after failed verify":
+        rec.call("verify(wrong)", cipher.verify, bytes(16))
+    elif moment == "after payload":
+        rec.call("payload", cipher.decrypt if decrypting else cipher.encrypt, b"pay")
+    for i, (chunk, kind) in enumerate(zip(chunks, kinds)):
+        rec.call("update %d" % i, cipher.update, ds.make_input(kind, chunk))
+    if decrypting and one_shot:
+        rec.call("decrypt_and_verify", cipher.decrypt_and_verify, ciphertext, tag)
+    elif decrypting:
+        rec.call("decrypt", cipher.decrypt, ciphertext)
+        rec.call("verify", cipher.verify, tag)
+    elif one_shot:
+        rec.call("encrypt_and_digest", cipher.encrypt_and_digest, b"message")
+    else:
+        rec.call("encrypt", cipher.encrypt, b"message")
+        rec.call("digest", cipher.digest)
+
+
+@pytest.mark.accelerates("aes-gcm")
+@with_flavours
+@ds.DIFF_SETTINGS
+@given(
+    key=ds.keys,
+    moment=st.sampled_from(UPDATE_MOMENTS),
+    chunks=st.lists(ds.data(max_size=40), min_size=1, max_size=4),
+    kinds=st.lists(ds.any_input_kind, min_size=4, max_size=4),
+    one_shot=st.booleans(),
+    decrypting=st.booleans(),
+)
+def test_gcm_update_in_every_state(aes, key, moment, chunks, kinds, one_shot, decrypting):
+    """update() with every buffer kind, in every state an object can be in: as native."""
+    both(gcm_updates, aes, key, moment, chunks, kinds, one_shot, decrypting)
+
+
 # ----------------------------------------------------------------- CTR: counters and their end
 
 

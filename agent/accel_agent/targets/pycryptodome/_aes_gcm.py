@@ -220,6 +220,18 @@ class GcmCipher(AeadBase):
     # -- associated data ---------------------------------------------------
 
     def update(self, assoc_data: Any) -> GcmCipher:
+        if type(assoc_data) is bytes and self._next is INITIAL and self._twin is None:
+            # The common call, bytes before any payload, checked first: the
+            # general path below costs ~0.4 us more per message.
+            auth_len = self._auth_len + len(assoc_data)
+            if auth_len <= ONE_CALL_MAX:
+                aad = self._aad
+                if aad:
+                    aad.append(assoc_data)
+                else:
+                    self._aad = [assoc_data]
+                self._auth_len = auth_len
+                return self
         if self._twin is not None:
             self._twin.update(assoc_data)
             return self

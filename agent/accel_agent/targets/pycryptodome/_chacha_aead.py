@@ -468,19 +468,29 @@ class ChaCha20Poly1305Cipher(AeadBase):
             and type(received_mac_tag) is bytes
             and len(received_mac_tag) == TAG_SIZE
             and self._next is INITIAL
-            and (not self._aad or _buffers.aad_fits(self._aad))
-            and self._claim(AFTER_VERIFY)
         ):
-            self._backing.slot.calls += 1
             aad = self._aad
-            return open_whole(
-                self,
-                self._provider.one_shot(self._aead_key).decrypt,
-                self._aead_nonce,
-                ciphertext,
-                received_mac_tag,
-                b"".join(aad) if aad else None,
-            )
+            # As encrypt_and_digest: one update() of bytes checked here, _claim inlined.
+            if (
+                not aad
+                or (len(aad) == 1 and len(aad[0]) <= ONE_CALL_MAX)
+                or _buffers.aad_fits(aad)
+            ):
+                try:
+                    self._fresh.pop()  # the key stream token (see _fresh)
+                except IndexError:
+                    pass  # another thread's call took it: the general path judges
+                else:
+                    self._next = AFTER_VERIFY
+                    self._backing.slot.calls += 1
+                    return open_whole(
+                        self,
+                        self._provider.one_shot(self._aead_key).decrypt,
+                        self._aead_nonce,
+                        ciphertext,
+                        received_mac_tag,
+                        b"".join(aad) if aad else None,
+                    )
         plaintext = self.decrypt(ciphertext)
         self.verify(received_mac_tag)
         return plaintext
