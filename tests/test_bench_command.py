@@ -87,7 +87,9 @@ def test_quick_run_from_the_wheel_writes_table_csv_and_chart(installed_venv, tmp
     rows = read_csv(tmp_path / command.DEFAULT_CSV)
     # --quick: 64 B and 16 KiB; --rows matches substrings ("gcm-256 enc" does not contain it)
     assert [(r["row"], r["size"]) for r in rows] == [
-        ("gcm enc", "64"), ("gcm enc", "16384"), ("gcm enc into", "64"), ("gcm enc into", "16384"),
+        ("gcm enc", "64"), ("gcm enc", "16384"),
+        ("gcm enc header", "64"), ("gcm enc header", "16384"),
+        ("gcm enc into", "64"), ("gcm enc into", "16384"),
     ]  # fmt: skip
     for row in rows:
         assert row["family"] == "aes" and row["aesni"] == "as-is"
@@ -109,9 +111,10 @@ def test_threads_run_the_bulk_rows_on_each_count_and_judge_them(installed_venv, 
         reader = csv.DictReader(f)
         assert tuple(reader.fieldnames or ()) == report.THREADS_CSV_FIELDS
         records = list(reader)
-    # "gcm enc" matches "gcm enc" and "gcm enc into", both message-size rows; at 1 MiB
+    # "gcm enc" matches "gcm enc", "gcm enc header" and "gcm enc into", message-size rows; at 1 MiB
     assert [(r["row"], r["threads"]) for r in records] == [
-        ("gcm enc", "1"), ("gcm enc", "2"), ("gcm enc into", "1"), ("gcm enc into", "2"),
+        ("gcm enc", "1"), ("gcm enc", "2"), ("gcm enc header", "1"), ("gcm enc header", "2"),
+        ("gcm enc into", "1"), ("gcm enc into", "2"),
     ]  # fmt: skip
     for record in records:
         assert record["size"] == str(threads.SIZE) and record["outputs_differ"] == ""

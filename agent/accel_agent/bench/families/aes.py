@@ -9,6 +9,9 @@ loads its key once does; the agent then reuses OpenSSL's expanded key
 new key object (same value) for every message on both sides, so every
 message expands its key, as with ``ACCEL_AGENT_KEY_REUSE=off``: the cost
 without reuse.
+``gcm enc header`` and ``gcm dec header`` give a 16-byte header first
+(``update(header)``), as the other AEAD rows (aes_aead) do and as most
+protocols do; the direct side passes it as ``associated_data``.
 ``gcm enc into`` and ``ctr into`` encrypt into a buffer allocated
 once (pycryptodome's ``output=``; ``AESGCM.encrypt_into`` and
 ``update_into`` directly), as code does that avoids an allocation per
@@ -30,7 +33,14 @@ from Crypto.Util import Counter
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
-from accel_agent.bench.families import MIB, Row, aes_encrypting, chunked, random_bytes
+from accel_agent.bench.families import (
+    MIB,
+    AeadCipher,
+    Row,
+    aes_encrypting,
+    chunked,
+    random_bytes,
+)
 
 try:  # cryptography 43+: CFB, CFB8 and OFB live in "decrepit" (the old names warn)
     from cryptography.hazmat.decrepit.ciphers.modes import CFB, CFB8, OFB
@@ -46,6 +56,7 @@ KEY_128 = random_bytes(16)
 KEY_256 = random_bytes(32)
 IV = random_bytes(16)
 NONCE_GCM = random_bytes(12)
+HEADER = random_bytes(16)
 NONCE_CTR = random_bytes(8)  # pycryptodome's default CTR layout: 8-byte nonce, 8-byte counter
 COUNTER_BLOCK = NONCE_CTR + bytes(8)  # the same first counter block, for cryptography
 
@@ -239,6 +250,23 @@ def _gcm_dec(size: int):
     return pycryptodome, direct
 
 
+_GCM_HEADER = AeadCipher(AES, KEY_128, AES.MODE_GCM, nonce=NONCE_GCM, header=HEADER)
+
+
+def _gcm_enc_header(size: int):
+    data = random_bytes(size)
+    key, nonce, header = KEY_128, NONCE_GCM, HEADER
+    return _GCM_HEADER.sealing(data), lambda: AESGCM(key).encrypt(nonce, data, header)
+
+
+def _gcm_dec_header(size: int):
+    key, nonce, header = KEY_128, NONCE_GCM, HEADER
+    sealed = AESGCM(key).encrypt(nonce, random_bytes(size), header)
+    return _GCM_HEADER.opening(sealed[:-16], sealed[-16:]), (
+        lambda: AESGCM(key).decrypt(nonce, sealed, header)
+    )
+
+
 # Per mode: pycryptodome's mode and its keyword arguments, cryptography's mode
 # and the IV or counter block it takes. A one-shot row encrypts one message
 # with a new cipher; a stream row sends the message through one cipher in
@@ -309,6 +337,8 @@ ROWS = (
     Row("ctr near wrap", "aes-ctr", _ctr_near_wrap),
     Row("gcm enc", "aes-gcm", _gcm_enc(KEY_128)),
     Row("gcm dec", "aes-gcm", _gcm_dec),
+    Row("gcm enc header", "aes-gcm", _gcm_enc_header),
+    Row("gcm dec header", "aes-gcm", _gcm_dec_header),
     Row("gcm-256 enc", "aes-gcm", _gcm_enc(KEY_256)),
     Row("gcm key-copy enc", "aes-gcm", _gcm_enc_key_copies),
     Row("gcm enc into", "aes-gcm", _gcm_enc_into),
