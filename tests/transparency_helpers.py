@@ -250,6 +250,28 @@ def describe_exception(exc: BaseException) -> tuple[str, str]:
     return name, _ADDRESS.sub(" at 0x…", str(exc))
 
 
+# Exception types that must never reach a caller, not even chained to what it
+# catches (``__context__``, ``__cause__``): pyca/cryptography's and pyo3's.
+FOREIGN_EXCEPTION_MODULES = ("cryptography", "pyo3", "builtins.PanicException")
+
+
+def foreign_in_chain(exc: BaseException) -> str | None:
+    """The first exception chained to ``exc`` (or ``exc`` itself) of a foreign type, named."""
+    seen: set[int] = set()
+    pending: list[BaseException | None] = [exc]
+    while pending:
+        current = pending.pop()
+        if current is None or id(current) in seen:
+            continue
+        seen.add(id(current))
+        kind = type(current)
+        name = "%s.%s" % (kind.__module__, kind.__qualname__)
+        if name.startswith(FOREIGN_EXCEPTION_MODULES) or kind.__name__ == "PanicException":
+            return name
+        pending += [current.__context__, current.__cause__]
+    return None
+
+
 class Recorder:
     """The transcript of one run of a scenario: (label, outcome, detail) per step."""
 
@@ -263,6 +285,12 @@ class Recorder:
         try:
             result = function(*args, **kwargs)
         except Exception as exc:  # noqa: BLE001 - every exception is part of the contract
+            foreign = foreign_in_chain(exc)
+            assert foreign is None, "%s: %s reached the caller, chained to %r" % (
+                label,
+                foreign,
+                exc,
+            )
             self.steps.append((label, "raised") + describe_exception(exc))
             return self.RAISED
         self.steps.append((label, "returned", describe(result)))

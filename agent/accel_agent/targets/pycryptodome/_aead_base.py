@@ -83,8 +83,12 @@ def open_whole(
     try:
         plaintext = open_joined(decrypt, nonce, ciphertext, tag, aad)
     except obj._provider.InvalidTag:
+        plaintext = None
+    if plaintext is None:
+        # Raised here, not in the handler: as native's, the error carries no
+        # exception as its context (``from None`` would only hide OpenSSL's).
         obj._open_failed(ciphertext, tag)
-        raise ValueError("MAC check failed") from None
+        raise ValueError("MAC check failed")
     obj._tag = tag
     return plaintext
 

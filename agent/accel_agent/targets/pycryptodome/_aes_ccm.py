@@ -389,8 +389,10 @@ class CcmCipher(AeadBase):
                     self.nonce, bytes(ciphertext) + received_mac_tag, self._header()
                 )
             except self._provider.InvalidTag:
+                plaintext = None
+            if plaintext is None:  # raised outside the handler: no OpenSSL error chained
                 self._ciphertext = bytes(ciphertext)  # a second verify needs the real tag
-                raise ValueError("MAC check failed") from None
+                raise ValueError("MAC check failed")
             self._tag = received_mac_tag
             return plaintext
         plaintext = self.decrypt(ciphertext, output=output)

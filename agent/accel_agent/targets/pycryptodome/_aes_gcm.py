@@ -543,9 +543,13 @@ class GcmCipher(AeadBase):
                 try:
                     context.finalize_with_tag(received_mac_tag)
                 except self._provider.InvalidTag:
+                    refused = True
+                else:
+                    refused = False
+                if refused:  # raised outside the handler: no OpenSSL error chained
                     self._tag_checked = True
                     self._kept = [plaintext]  # a later verify() rebuilds the real tag from it
-                    raise ValueError("MAC check failed") from None
+                    raise ValueError("MAC check failed")
                 self._tag = received_mac_tag
                 return plaintext
             if mac_len is not None:

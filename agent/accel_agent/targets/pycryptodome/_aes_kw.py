@@ -75,7 +75,9 @@ def _one_shot_methods(seal_step: int, seal_least: int, unseal_least: int, once: 
                         self._key, ciphertext if kind is bytes else bytes(ciphertext)
                     )
                 except provider.InvalidUnwrap:
-                    raise ValueError(self._bad_unwrap) from None
+                    key_data = None
+                if key_data is None:  # raised outside the handler: no OpenSSL error chained
+                    raise ValueError(self._bad_unwrap)
                 if once:
                     self._done = True
                 return key_data

@@ -235,9 +235,11 @@ class OneShotAead(NativeFace):
             try:
                 plaintext = self._unseal(ciphertext, received)
             except self._provider.InvalidTag:
+                plaintext = None
+            if plaintext is None:  # raised outside the handler: no OpenSSL error chained
                 # Kept in case the caller verifies again: the twin then needs the message.
                 self._failed = (bytes(ciphertext), received)
-                raise ValueError("MAC check failed") from None
+                raise ValueError("MAC check failed")
             self._tag = received
             self._aad = ()
             return plaintext

@@ -134,9 +134,11 @@ class SivCipher(OneShotAead):
                         received_mac_tag + ciphertext, components
                     )
                 except self._provider.InvalidTag:
+                    plaintext = None
+                if plaintext is None:  # raised outside the handler: no OpenSSL error chained
                     # Kept in case the caller verifies again: the twin then needs the message.
                     self._failed = (ciphertext, received_mac_tag)
-                    raise ValueError("MAC check failed") from None
+                    raise ValueError("MAC check failed")
                 self._tag = received_mac_tag
                 self._aad = ()
                 return plaintext

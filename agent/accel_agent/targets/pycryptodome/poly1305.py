@@ -51,10 +51,12 @@ class Poly1305Methods(CheckedTag):
         except Exception:  # noqa: BLE001 - pyca's AlreadyFinalized, from another thread
             with _FINALIZING:
                 finalized = self._tag is not None
-            if finalized:
-                raise TypeError(_REFUSED) from None
-            raise
-        return self
+            if not finalized:
+                raise
+        else:
+            return self
+        # Raised outside the handler: pyca's AlreadyFinalized is not chained to it.
+        raise TypeError(_REFUSED)
 
     def digest(self):
         tag = self._tag
