@@ -134,27 +134,28 @@ def chunked(data: bytes) -> list[bytes]:
 
 class AeadCipher:
     """How an AEAD row makes its pycryptodome cipher, a new one per message:
-    ``module.new(*args, **kwargs)``, then ``update(header)``.
+    ``new()``, then ``update(header)``.
 
-    ``new`` is looked up on the module at call time, so the agent's patch is
-    seen. The methods return the row's pycryptodome callable for one way of
+    ``new`` is the call written as applications write it
+    (``lambda: AES.new(KEY, AES.MODE_OCB, nonce=NONCE)``): the module's
+    ``new`` is looked up at each call, so the agent's patch is seen, and no
+    ``*args``/``**kwargs`` unpacking (~0.07 us) is added to pycryptodome's
+    side. The methods return the row's pycryptodome callable for one way of
     using the cipher; the direct callables stay with each family.
     """
 
-    __slots__ = ("module", "args", "kwargs", "header")
+    __slots__ = ("new", "header")
 
-    def __init__(self, module: object, *args: object, header: bytes, **kwargs: object) -> None:
-        self.module = module  # Crypto.Cipher.AES, ChaCha20_Poly1305...
-        self.args = args
-        self.kwargs = kwargs
+    def __init__(self, new: Callable[[], object], *, header: bytes) -> None:
+        self.new = new
         self.header = header
 
     def sealing(self, data: bytes) -> Callable[[], object]:
         """``encrypt_and_digest(data)``: ``(ciphertext, tag)``."""
-        module, args, kwargs, header = self.module, self.args, self.kwargs, self.header
+        new, header = self.new, self.header
 
         def pycryptodome():
-            cipher = module.new(*args, **kwargs)
+            cipher = new()
             cipher.update(header)
             return cipher.encrypt_and_digest(data)
 
@@ -162,10 +163,10 @@ class AeadCipher:
 
     def opening(self, ciphertext: bytes, tag: bytes) -> Callable[[], object]:
         """``decrypt_and_verify(ciphertext, tag)``: the plaintext."""
-        module, args, kwargs, header = self.module, self.args, self.kwargs, self.header
+        new, header = self.new, self.header
 
         def pycryptodome():
-            cipher = module.new(*args, **kwargs)
+            cipher = new()
             cipher.update(header)
             return cipher.decrypt_and_verify(ciphertext, tag)
 
@@ -173,10 +174,10 @@ class AeadCipher:
 
     def streaming(self, chunks: Sequence[bytes]) -> Callable[[], object]:
         """``encrypt`` of each chunk through one cipher, then ``digest()``: their list."""
-        module, args, kwargs, header = self.module, self.args, self.kwargs, self.header
+        new, header = self.new, self.header
 
         def pycryptodome():
-            cipher = module.new(*args, **kwargs)
+            cipher = new()
             cipher.update(header)
             return [cipher.encrypt(chunk) for chunk in chunks] + [cipher.digest()]
 

@@ -250,7 +250,7 @@ def _gcm_dec(size: int):
     return pycryptodome, direct
 
 
-_GCM_HEADER = AeadCipher(AES, KEY_128, AES.MODE_GCM, nonce=NONCE_GCM, header=HEADER)
+_GCM_HEADER = AeadCipher(lambda: AES.new(KEY_128, AES.MODE_GCM, nonce=NONCE_GCM), header=HEADER)
 
 
 def _gcm_enc_header(size: int):

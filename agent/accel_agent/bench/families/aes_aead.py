@@ -60,10 +60,14 @@ def eax_direct(key: bytes, nonce: bytes, header: bytes, data: bytes, decrypt: bo
 
 
 def _ccm(**lengths: int) -> AeadCipher:
-    return AeadCipher(AES, KEY, AES.MODE_CCM, nonce=NONCE_CCM, header=HEADER, **lengths)
+    if lengths:  # a declared message: the streaming row
+        return AeadCipher(
+            lambda: AES.new(KEY, AES.MODE_CCM, nonce=NONCE_CCM, **lengths), header=HEADER
+        )
+    return AeadCipher(lambda: AES.new(KEY, AES.MODE_CCM, nonce=NONCE_CCM), header=HEADER)
 
 
-_EAX = AeadCipher(AES, KEY, AES.MODE_EAX, nonce=NONCE_EAX, header=HEADER)
+_EAX = AeadCipher(lambda: AES.new(KEY, AES.MODE_EAX, nonce=NONCE_EAX), header=HEADER)
 
 
 def _ccm_direct(data: bytes):
@@ -111,8 +115,8 @@ def _eax_stream(size: int):
     return _EAX.streaming(chunked(data)), lambda: eax_direct(KEY, NONCE_EAX, HEADER, data)
 
 
-_OCB = AeadCipher(AES, KEY, AES.MODE_OCB, nonce=NONCE_OCB, header=HEADER)
-_SIV = AeadCipher(AES, KEY_SIV, AES.MODE_SIV, nonce=NONCE_SIV, header=HEADER)
+_OCB = AeadCipher(lambda: AES.new(KEY, AES.MODE_OCB, nonce=NONCE_OCB), header=HEADER)
+_SIV = AeadCipher(lambda: AES.new(KEY_SIV, AES.MODE_SIV, nonce=NONCE_SIV), header=HEADER)
 
 
 def _ocb_enc(size: int):

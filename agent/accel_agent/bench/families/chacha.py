@@ -54,7 +54,7 @@ def _xchacha_key_nonce():
 
 
 def _aead(nonce: bytes) -> AeadCipher:
-    return AeadCipher(ChaCha20_Poly1305, key=KEY, nonce=nonce, header=AAD)
+    return AeadCipher(lambda: ChaCha20_Poly1305.new(key=KEY, nonce=nonce), header=AAD)
 
 
 def _aead_enc(nonce: bytes):
