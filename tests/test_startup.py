@@ -196,8 +196,20 @@ UNRELATED = {
         "Crypto.PublicKey.ECC.generate",  # a name, not a call: nothing of the agent loads
         ("accel_agent.targets.pycryptodome", "accel_agent.providers."),
     ),
-    "pyaes": ("pass", ("accel_agent.targets.pycryptodome.", "accel_agent.providers.")),
-    "ecdsa": ("pass", ("accel_agent.targets.pycryptodome.", "accel_agent.targets.pyaes")),
+    # The patches made at a library's import load no catalog (the registry reads
+    # it at a slot's first use) and no provider.
+    "pyaes": (
+        "pass",
+        ("accel_agent.targets.pycryptodome.", "accel_agent.providers.", "accel_agent.catalog"),
+    ),
+    "ecdsa": (
+        "pass",
+        ("accel_agent.targets.pycryptodome.", "accel_agent.targets.pyaes", "accel_agent.catalog"),
+    ),
+    "rsa": (
+        "pass",
+        ("accel_agent.targets.pycryptodome.", "accel_agent.providers.", "accel_agent.catalog"),
+    ),
 }
 # The modules whose patch waits for the first call of a function it replaces.
 FIRST_CALL = ("Crypto.Hash.SHA256", "Crypto.Cipher.AES", "Crypto.PublicKey.ECC")
