@@ -41,7 +41,12 @@ from accel_agent.targets.pycryptodome import (
     _ghash,
     _order_rules,
 )
-from accel_agent.targets.pycryptodome._aead_base import ALIASED, AeadBase, open_whole
+from accel_agent.targets.pycryptodome._aead_base import (
+    ALIASED,
+    AeadBase,
+    open_whole,
+    settle_layout,
+)
 from accel_agent.targets.pycryptodome._native_face import named_as
 
 TYPE_CHECKING = False
@@ -665,3 +670,8 @@ class GcmCipher(AeadBase):
     def _plaintext_of(self, ciphertext: Any) -> bytes:
         context = self._provider.decryptor(self._key, self.nonce)
         return context.update(ciphertext)
+
+
+# Every object's attributes in one order: the fresh ones, update()'s, then
+# those a whole message sets (see settle_layout).
+settle_layout(GcmCipher, FRESH_FIELDS + ("_aad", "_auth_len", "_next", "_tag", "_mac_len"))
