@@ -37,7 +37,12 @@ from accel_agent import registry, speedups
 from accel_agent.providers.aes_aead import ccm_mac_input
 from accel_agent.providers.block_ciphers import AES
 from accel_agent.targets.pycryptodome import _buffers, _first_use, _order_rules
-from accel_agent.targets.pycryptodome._aead_base import AeadBase, nonce_argument, open_whole
+from accel_agent.targets.pycryptodome._aead_base import (
+    AeadBase,
+    nonce_argument,
+    open_whole,
+    settle_layout,
+)
 from accel_agent.targets.pycryptodome._native_face import named_as
 
 TYPE_CHECKING = False
@@ -500,3 +505,10 @@ def builder(backing: Any, on_native: Callable[[Any], None]) -> Callable:
 
     build.backing = backing
     return build
+
+
+# Every object's attributes in one order: the fresh ones, update()'s, then
+# those a whole message sets (see settle_layout; measured: with a header,
+# 2.4 us per 64-byte message in a process that made header-less ones first,
+# 2.0 us otherwise).
+settle_layout(CcmCipher, FRESH_FIELDS + ("_aad", "_aad_len", "_next", "_tag"))

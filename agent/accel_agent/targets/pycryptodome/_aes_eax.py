@@ -29,7 +29,12 @@ from accel_agent import patching
 from accel_agent.providers.aes_aead import HandedOver
 from accel_agent.providers.block_ciphers import AES
 from accel_agent.targets.pycryptodome import _aliased_output, _buffers, _first_use, _order_rules
-from accel_agent.targets.pycryptodome._aead_base import ALIASED, AeadBase, nonce_argument
+from accel_agent.targets.pycryptodome._aead_base import (
+    ALIASED,
+    AeadBase,
+    nonce_argument,
+    settle_layout,
+)
 from accel_agent.targets.pycryptodome._native_face import named_as
 
 TYPE_CHECKING = False
@@ -410,3 +415,12 @@ def builder(backing: Any, on_native: Callable[[Any], None]) -> Callable:
 
     build.backing = backing
     return build
+
+
+# Every object's attributes in one order: __init__'s, update()'s, then those
+# a whole message sets (see settle_layout).
+settle_layout(
+    EaxCipher,
+    ("_backing", "_provider", "_key", "nonce", "_mac_len", "_native_kwargs")
+    + ("_aad", "_next", "_tag"),
+)

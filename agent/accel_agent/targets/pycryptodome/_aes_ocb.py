@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from accel_agent import speedups
 from accel_agent.targets.pycryptodome import _buffers, _first_use
-from accel_agent.targets.pycryptodome._aead_base import open_whole
+from accel_agent.targets.pycryptodome._aead_base import open_whole, settle_layout
 from accel_agent.targets.pycryptodome._aes_one_shot import (
     AFTER_DIGEST,
     AFTER_VERIFY,
@@ -160,3 +160,8 @@ class OcbCipher(OneShotAead):
         return self._provider.one_shot(self._key).decrypt(
             self.nonce, bytes(ciphertext) + tag, self._aad_bytes()
         )
+
+
+# Every object's attributes in one order: the fresh ones, update()'s, then
+# those a whole message sets (see settle_layout).
+settle_layout(OcbCipher, FRESH_FIELDS + ("_aad", "_next", "_tag"))

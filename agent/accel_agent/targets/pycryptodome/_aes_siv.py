@@ -9,6 +9,7 @@ messages go to ``AESSIV``; the rest to a native twin (:mod:`._aes_one_shot`).
 from __future__ import annotations
 
 from accel_agent.targets.pycryptodome import _buffers
+from accel_agent.targets.pycryptodome._aead_base import settle_layout
 from accel_agent.targets.pycryptodome._aes_one_shot import (
     AFTER_DIGEST,
     AFTER_VERIFY,
@@ -150,3 +151,9 @@ class SivCipher3(SivCipher):
     """pycryptodome 3.x's ``SivMode``: its ``update`` returns None (4.x returns the object)."""
 
     _update_returns_self = False
+
+
+# Every object's attributes in one order: the fresh ones, update()'s, then
+# those a whole message sets (see settle_layout).
+for _cls in (SivCipher, SivCipher3):
+    settle_layout(_cls, FRESH_FIELDS + ("_aad", "_next", "_tag"))
