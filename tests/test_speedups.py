@@ -429,6 +429,40 @@ def test_key_wrap_objects_have_one_layout_whichever_path_made_them(flavour, mode
 
 @needs_compiled
 @with_flavours
+@pytest.mark.parametrize("mode_name", ["MODE_ECB", "MODE_CBC", "MODE_OFB"])
+def test_classic_objects_have_one_layout_whichever_path_made_them(flavour, mode_name):
+    """``AES.new(key, AES.MODE_ECB)`` and ``AES.new(key, mode, iv=iv)`` (CBC, OFB): the
+    compiled front (no Python run) makes the builder's object, a ciphertext tail of its own."""
+    ensure_agent()
+    aes = import_from(flavour, "Cipher.AES")
+    mode = getattr(aes, mode_name)
+    require_acceleration("aes-" + mode_name[5:].lower())
+    key, iv, data = os.urandom(16), os.urandom(16), os.urandom(64)
+    kwargs = {} if mode_name == "MODE_ECB" else {"iv": iv}
+    aes.new.fallback(key, mode, **kwargs)  # the slot resolved
+    compiled, called = _python_calls(aes.new, key, mode, **kwargs)
+    assert called == []
+    python = aes.new.fallback(key, mode, **kwargs)
+    assert type(compiled) is type(python)
+    assert list(vars(compiled)) == list(vars(python))
+    for name, value in vars(python).items():
+        made = vars(compiled)[name]
+        if name == "_ciphertext_tail":  # an object per message, holding the IV
+            assert made is not python._ciphertext_tail and type(made) is type(value)
+            assert made._data is iv and value._data is iv
+            assert made is not aes.new(key, mode, **kwargs)._ciphertext_tail
+        else:
+            assert made is value or (name in ("iv", "IV") and made is iv), name
+    expected = aes.new.__wrapped__(key, mode, **kwargs).encrypt(data)
+    assert compiled.encrypt(data) == python.encrypt(data) == expected
+    if mode_name != "MODE_ECB":  # the chaining state: a second message continues it
+        follow = aes.new.__wrapped__(key, mode, **kwargs)
+        follow.encrypt(data)
+        assert compiled.encrypt(data) == follow.encrypt(data)
+
+
+@needs_compiled
+@with_flavours
 @pytest.mark.parametrize("nonce_size", [12, 15])
 def test_ocb_objects_have_one_layout_whichever_path_made_them(flavour, nonce_size):
     ensure_agent()
@@ -494,8 +528,18 @@ def test_the_aes_front_leaves_other_shapes_to_python(flavour):
         ((key, True), {"nonce": bytes(8)}),
         ((key, 2**70), {"nonce": bytes(8)}),
         ((key, aes.MODE_CTR, bytes(8)), {}),
-        ((key, aes.MODE_ECB), {}),
+        ((key, aes.MODE_ECB), {"use_aesni": True}),
+        ((key, aes.MODE_ECB), {"nonce": bytes(8)}),  # native's error
+        ((key, aes.MODE_CBC), {"IV": bytes(16)}),  # another spelling
+        ((key, aes.MODE_CBC), {"iv": bytearray(16)}),  # not bytes
+        ((key, aes.MODE_CBC), {"iv": bytes(15)}),  # native's error
+        ((key, aes.MODE_CBC, bytes(16)), {}),  # positional
+        ((key, aes.MODE_CBC), {"nonce": bytes(16)}),  # native's error
+        ((key, aes.MODE_CBC), {}),  # a random IV
+        ((key, aes.MODE_OFB), {"iv": bytes(17)}),
+        ((key, aes.MODE_CFB), {"iv": bytes(16)}),  # CFB stays with its builder
         ((key, aes.MODE_GCM), {}),  # a random nonce
+        ((key, aes.MODE_GCM), {"iv": bytes(12)}),  # native's error
     ]
     if not hasattr(aes, "MODE_KW"):  # 3.x: no key wrap, and native's error for its number
         calls += [((key, 13), {}), ((key, 14), {})]
@@ -573,6 +617,17 @@ def test_added_shapes_fill_their_values_per_nonce_size_and_call():
     assert front(key, 14)[0] == "fallback"
     slot.provider = provider
     assert front(key, 14).p is provider
+    # a shape whose keyword is iv= (CBC, OFB): that keyword only, and {"iv": iv} as KEYWORDS
+    speedups.add_shape(
+        front, 2, _Made, ("n", "kw"), (speedups.NONCE, speedups.KEYWORDS), _Slot(provider),
+        range(16, 17), keyword="iv",
+    )  # fmt: skip
+    iv = os.urandom(16)
+    made = front(key, 2, iv=iv)
+    assert made.n is iv and made.kw == {"iv": iv}
+    assert front(key, 2, nonce=iv)[0] == "fallback"
+    assert front(key, 2, IV=iv)[0] == "fallback"
+    assert front(key, 6, iv=bytes(1))[0] == "fallback"  # a nonce= shape: not with iv=
 
 
 @needs_compiled
@@ -600,11 +655,11 @@ def test_add_shape_refuses_the_front_own_mode_and_a_full_table():
     front, _ = _bare_front()
     with pytest.raises(ValueError):
         speedups.add_shape(front, 99, _Made, (), (), _Slot(None))
-    for mode in range(8):
+    for mode in range(12):  # the table's size: AES adds eight shapes
         speedups.add_shape(front, mode, _Made, (), (), _Slot(None))
     speedups.add_shape(front, 0, _Made, (), (), _Slot(None))  # already there: nothing changes
     with pytest.raises(ValueError, match="no room"):
-        speedups.add_shape(front, 8, _Made, (), (), _Slot(None))
+        speedups.add_shape(front, 12, _Made, (), (), _Slot(None))
 
 
 def test_add_shape_changes_nothing_without_the_compiled_front():

@@ -22,7 +22,8 @@
  *                truncations); anything else to the Python new it was given
  *   GcmNew       AES.new(key, AES.MODE_GCM, nonce=nonce) with bytes, in C
  *                (and, add_shape(), the other modes' new(key, mode,
- *                nonce=nonce) or new(key, mode): CTR, CCM, OCB, KW, KWP);
+ *                nonce=nonce), new(key, mode, iv=iv) or new(key, mode):
+ *                ECB, CBC, OFB, CTR, CCM, OCB, KW, KWP);
  *                anything else to the Python new it was given
  *   EcbMethod    an ECB object's encrypt/decrypt of bytes: its context's
  *                update() called from C, anything else to the Python method
@@ -496,7 +497,8 @@ static PyTypeObject HashNew_Type = {
 /* ------------------------------------------------------------------ GcmNew */
 
 #define GCM_MAX_KEY_SIZES 4  /* AES has three */
-#define GCM_MAX_SHAPES 8     /* modes added by add_shape(): AES has five (CTR, CCM, OCB, KW, KWP) */
+#define GCM_MAX_SHAPES 12    /* modes added by add_shape(): AES has eight (ECB, CBC, OFB, CTR,
+                                CCM, OCB, KW, KWP) */
 
 /* Placeholders in an AeadShape's values: what each call puts there. */
 static PyObject *placeholder_provider;  /* the slot's provider */
@@ -512,7 +514,8 @@ static PyObject *placeholder_fresh;
    (placeholders for the per-call ones), per nonce size. */
 typedef struct {
     long mode;
-    int takes_nonce;   /* new(key, mode, nonce=nonce); else new(key, mode) */
+    int takes_nonce;   /* new(key, mode, <keyword>=nonce); else new(key, mode) */
+    PyObject *keyword; /* that keyword (interned): "nonce", or "iv" for CBC, CFB and OFB */
     PyObject *cls;
     PyObject *slot;    /* its provider is read per call */
     PyObject *fields;  /* tuple of names */
@@ -557,11 +560,12 @@ is_key_size(GcmNew *self, Py_ssize_t size)
     return 0;
 }
 
+/* Whether the call's keyword is the shape's (interned; a call's may not be). */
 static int
-is_nonce_keyword(PyObject *name)
+is_keyword(PyObject *name, PyObject *expected)
 {
-    return name == str_nonce
-           || (PyUnicode_CheckExact(name) && PyUnicode_Compare(name, str_nonce) == 0);
+    return name == expected
+           || (PyUnicode_CheckExact(name) && PyUnicode_Compare(name, expected) == 0);
 }
 
 /* The slot's provider when it is one (new reference), NULL with no error
@@ -666,7 +670,8 @@ served_object(GcmNew *self, long mode, PyObject *key, PyObject *nonce, PyObject 
 {
     Py_ssize_t nonce_size = nonce == NULL ? 0 : PyBytes_GET_SIZE(nonce);
     if (mode == self->mode) {
-        if (nonce == NULL || nonce_size < self->nonce_min || nonce_size > self->nonce_max) {
+        if (nonce == NULL || !is_keyword(keyword, str_nonce) || nonce_size < self->nonce_min
+            || nonce_size > self->nonce_max) {
             return NULL;
         }
         PyObject *provider = resolved_provider(self, self->slot);
@@ -682,6 +687,9 @@ served_object(GcmNew *self, long mode, PyObject *key, PyObject *nonce, PyObject 
         AeadShape *shape = &self->shapes[i];
         if (shape->mode != mode || shape->takes_nonce != (nonce != NULL)) {
             continue;
+        }
+        if (nonce != NULL && !is_keyword(keyword, shape->keyword)) {
+            return NULL;  /* another keyword (IV=, say): the Python new judges it */
         }
         if (nonce != NULL && (nonce_size < shape->nonce_min || nonce_size > shape->nonce_max)) {
             return NULL;
@@ -714,7 +722,7 @@ GcmNew_vectorcall(GcmNew *self, PyObject *const *args, size_t nargsf, PyObject *
         int overflow;
         long mode = PyLong_AsLongAndOverflow(args[1], &overflow);
         if (overflow == 0
-            && (nonce == NULL || (PyBytes_CheckExact(nonce) && is_nonce_keyword(keyword)))) {
+            && (nonce == NULL || PyBytes_CheckExact(nonce))) {
             PyObject *cipher = served_object(self, mode, args[0], nonce, keyword);
             if (cipher != NULL || PyErr_Occurred()) {
                 return cipher;
@@ -754,8 +762,8 @@ shape_values_ok(PyObject *fields, PyObject *values, int takes_nonce, int allow_f
     return 1;
 }
 
-/* add_shape(mode, cls, fields, values, slot, nonce_min=-1, nonce_max=-1):
-   serve new(key, mode, nonce=nonce) too, with bytes key and nonce of those
+/* add_shape(mode, cls, fields, values, slot, nonce_min=-1, nonce_max=-1, keyword="nonce"):
+   serve new(key, mode, <keyword>=nonce) too, with bytes key and nonce of those
    sizes (without them: new(key, mode), no keyword), while slot.provider is a
    provider: a cls whose attributes fields are set, in that order, to the
    values for the nonce's size (PROVIDER, KEY, NONCE, KEYWORDS and FRESH
@@ -764,13 +772,13 @@ static PyObject *
 GcmNew_add_shape(GcmNew *self, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = {"mode", "cls", "fields", "values", "slot", "nonce_min",
-                             "nonce_max", NULL};
+                             "nonce_max", "keyword", NULL};
     long mode;
-    PyObject *cls, *fields, *values, *slot;
+    PyObject *cls, *fields, *values, *slot, *keyword = str_nonce;
     Py_ssize_t nonce_min = -1, nonce_max = -1;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "lO!O!O!O|nn:add_shape", kwlist, &mode,
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "lO!O!O!O|nnU:add_shape", kwlist, &mode,
                                      &PyType_Type, &cls, &PyTuple_Type, &fields, &PyTuple_Type,
-                                     &values, &slot, &nonce_min, &nonce_max)) {
+                                     &values, &slot, &nonce_min, &nonce_max, &keyword)) {
         return NULL;
     }
     int takes_nonce = nonce_min != -1 || nonce_max != -1;
@@ -799,6 +807,9 @@ GcmNew_add_shape(GcmNew *self, PyObject *args, PyObject *kwds)
     AeadShape *shape = &self->shapes[self->n_shapes];
     shape->mode = mode;
     shape->takes_nonce = takes_nonce;
+    Py_INCREF(keyword);
+    PyUnicode_InternInPlace(&keyword);
+    shape->keyword = keyword;
     Py_INCREF(cls);
     shape->cls = cls;
     Py_INCREF(slot);
@@ -815,7 +826,8 @@ GcmNew_add_shape(GcmNew *self, PyObject *args, PyObject *kwds)
 
 static PyMethodDef GcmNew_methods[] = {
     {"add_shape", (PyCFunction)(void (*)(void))GcmNew_add_shape, METH_VARARGS | METH_KEYWORDS,
-     "add_shape(mode, cls, fields, values, slot, nonce_min=-1, nonce_max=-1): serve that mode too"},
+     "add_shape(mode, cls, fields, values, slot, nonce_min=-1, nonce_max=-1, keyword='nonce'): "
+     "serve that mode too"},
     {NULL, NULL, 0, NULL},
 };
 
@@ -924,6 +936,7 @@ GcmNew_clear(GcmNew *self)
         Py_CLEAR(self->shapes[i].slot);
         Py_CLEAR(self->shapes[i].fields);
         Py_CLEAR(self->shapes[i].values);
+        Py_CLEAR(self->shapes[i].keyword);
     }
     return 0;
 }

@@ -417,8 +417,10 @@ def add_shape(
     values: tuple | Callable[[int], tuple],
     slot: Any,
     nonce_sizes: range | None = None,
+    keyword: str = "nonce",
 ) -> None:
-    """Have a compiled ``AES.new`` (``gcm_new``) serve ``new(key, mode, nonce=nonce)`` too.
+    """Have a compiled ``AES.new`` (``gcm_new``) serve ``new(key, mode, nonce=nonce)`` too
+    (``iv=iv`` with ``keyword="iv"``).
 
     For bytes key and nonce of those sizes (``nonce_sizes`` None:
     ``new(key, mode)``, no keyword), while ``slot.provider`` is a provider,
@@ -443,7 +445,7 @@ def add_shape(
             raise ValueError("add_shape: the nonce sizes must be consecutive")
         front.add_shape(
             mode, cls, fields, per_size, slot,
-            nonce_min=min(nonce_sizes), nonce_max=max(nonce_sizes),
+            nonce_min=min(nonce_sizes), nonce_max=max(nonce_sizes), keyword=keyword,
         )  # fmt: skip
 
 

@@ -23,10 +23,13 @@ from accel_agent.providers.block_ciphers import BlockCipher
 from accel_agent.providers.contexts import is_busy, when_free
 from accel_agent.speedups import (
     COUNTER_BLOCKS_SERVED,
+    KEY,
+    PROVIDER,
     STREAM_UPDATE_FROM,
     CounterStream,
     cfb_segments_decrypt,
     ecb_method,
+    fresh,
     stream_update,
 )
 from accel_agent.targets.pycryptodome import _buffers, _first_use
@@ -541,6 +544,25 @@ class CounterBlock:
                 "little_endian": self.little_endian,
             }
         }
+
+
+def fresh_layout(cls: type, backing: Any, *args: Any) -> tuple[tuple[str, ...], tuple]:
+    """The attributes ``cls(backing, provider, key, *args)`` sets, in its order, and their values.
+
+    ``cls.__init__`` run once on the placeholders ``PROVIDER`` and ``KEY``
+    (and whatever ``args`` hold: ``NONCE`` for an IV), so the compiled
+    ``AES.new`` (``speedups.add_shape``) makes exactly what the builder
+    makes; a ciphertext tail, an object per message, becomes ``fresh``.
+    """
+    probe = object.__new__(cls)
+    cls.__init__(probe, backing, PROVIDER, KEY, *args)
+    fields, values = [], []
+    for name, value in vars(probe).items():
+        if type(value) is _Tail:
+            value = fresh(_Tail, _Tail.__slots__, (value._data,))
+        fields.append(name)
+        values.append(value)
+    return tuple(fields), tuple(values)
 
 
 # The layout of a fresh CtrCipher, __init__'s stores in its order for a

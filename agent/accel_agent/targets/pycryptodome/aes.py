@@ -26,8 +26,12 @@ from accel_agent.targets.pycryptodome._block_builders import (
 )
 from accel_agent.targets.pycryptodome._block_modes import (
     CTR_FRESH_FIELDS,
+    MODE_CBC,
     MODE_CTR,
+    MODE_ECB,
+    MODE_OFB,
     apply_calibration,
+    fresh_layout,
 )
 
 TYPE_CHECKING = False
@@ -99,8 +103,10 @@ def patch(module: ModuleType) -> None:
         GcmCipher, FRESH_FIELDS, gcm_backing, gcm_slot, UNRESOLVED, new, original_new,
         shape=(MODE_GCM, KEY_SIZES, GCM_NONCE_SIZES),
     )  # fmt: skip
-    # CTR's shape now (its code is loaded), the later modes' once theirs is (their first use).
+    # The classic modes' shapes now (their code is loaded), the later modes' once
+    # theirs is (their first use).
     _serve_ctr_shape(installed, made[MODE_CTR])
+    _serve_classic_shapes(installed, made)
     later.on_load = lambda loaded: _serve_later_shapes(installed, later, loaded)
     patching.patch_attribute(module, "new", installed)
 
@@ -115,6 +121,23 @@ def _serve_ctr_shape(front: Any, ctr: Any) -> None:
         front, MODE_CTR, ctr.cls, CTR_FRESH_FIELDS, ctr.fresh_values, ctr.backing.slot,
         range(ctr.block_size),
     )  # fmt: skip
+
+
+def _serve_classic_shapes(front: Any, made: dict) -> None:
+    """``AES.new(key, AES.MODE_ECB)`` and ``AES.new(key, mode, iv=iv)`` (CBC, OFB) with bytes,
+    served by the compiled front: the object the mode's builder makes for that call
+    (``_block_modes.fresh_layout``). CFB stays with its builder: a CFB-8 object takes
+    its calibrated threshold from the class when it is made."""
+    ecb = made[MODE_ECB]
+    fields, values = fresh_layout(ecb.cls, ecb.backing)
+    speedups.add_shape(front, MODE_ECB, ecb.cls, fields, values, ecb.backing.slot)
+    for mode in (MODE_CBC, MODE_OFB):
+        builder = made[mode]
+        fields, values = fresh_layout(builder.cls, builder.backing, speedups.NONCE)
+        speedups.add_shape(
+            front, mode, builder.cls, fields, values, builder.backing.slot,
+            range(builder.block_size, builder.block_size + 1), keyword="iv",
+        )  # fmt: skip
 
 
 def _serve_later_shapes(front: Any, later: _FirstUseModes, loaded: dict) -> None:
