@@ -780,3 +780,20 @@ def test_copy_while_another_thread_encrypts_reuses_no_key_stream(flavour, name):
             assert len(set(windows)) == len(windows), "key stream used twice (trial %d)" % trial
     finally:
         sys.setswitchinterval(interval)
+
+
+@pytest.mark.parametrize("flavour", FLAVOURS)
+def test_gcm_context_finished_by_another_thread_raises_natives_error_alone(flavour):
+    """Another thread's digest() finishing OpenSSL's context between an encrypt()'s order
+    check and its update (made here by finishing it directly): native's TypeError, with
+    no pyca/cryptography exception chained to it."""
+    th.ensure_agent()
+    aes = th.import_from(flavour, "Cipher.AES")
+    th.require_acceleration("aes-gcm")
+    cipher = aes.new(bytes(16), aes.MODE_GCM, nonce=bytes(12))
+    cipher.encrypt(b"a")
+    cipher._context.finalize()  # what the other thread's digest() does to the shared context
+    with pytest.raises(TypeError, match="cannot be called after the message is finished") as info:
+        cipher.encrypt(b"b")
+    assert th.foreign_in_chain(info.value) is None
+    assert info.value.__context__ is None

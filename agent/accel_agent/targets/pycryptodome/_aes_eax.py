@@ -259,6 +259,8 @@ class EaxCipher(AeadBase):
         try:
             ciphertext = stream.encrypt(data)
         except HandedOver:
+            ciphertext = None
+        if ciphertext is None:  # outside the handler: no agent exception chained to native's
             return self._handed_over(ENCRYPT, plaintext, output)
         if self._msg_len % BLOCK_SIZE:  # the partial block (see _ct_tail)
             # _buffers.last_block, inline for bytes: a call per message costs a short one
@@ -310,6 +312,8 @@ class EaxCipher(AeadBase):
         try:
             plaintext = stream.decrypt(data)
         except HandedOver:
+            plaintext = None
+        if plaintext is None:  # outside the handler: no agent exception chained to native's
             return self._handed_over(DECRYPT, ciphertext, output)
         return _buffers.deliver(plaintext, output)
 

@@ -209,7 +209,10 @@ class GcmCipher(AeadBase):
         try:
             context.finalize()
         except Exception as exc:  # noqa: BLE001 - only threads sharing the object get here
-            self._finalized_meanwhile(context, exc)
+            contended = exc
+        else:
+            return context.tag
+        self._finalized_meanwhile(context, contended)  # outside the handler (see _contended)
         return context.tag
 
     def _align_judge(self, judge: Any, method: str) -> None:
@@ -310,7 +313,11 @@ class GcmCipher(AeadBase):
             else:
                 ciphertext = context.update(plaintext)
         except Exception as exc:  # noqa: BLE001 - only threads sharing the object get here
-            ciphertext = self._contended(ENCRYPT, context, plaintext, exc)
+            ciphertext, contended = None, exc
+        else:
+            contended = None
+        if contended is not None:  # outside the handler: no OpenSSL error chained to native's
+            ciphertext = self._contended(ENCRYPT, context, plaintext, contended)
         if self._msg_count % BLOCK_SIZE:  # the partial block (see _ct_tail)
             # _buffers.last_block, inline for bytes: a call per message costs a short one
             # a fifth more
@@ -489,7 +496,11 @@ class GcmCipher(AeadBase):
             else:
                 plaintext = context.update(ciphertext)
         except Exception as exc:  # noqa: BLE001 - only threads sharing the object get here
-            plaintext = self._contended(DECRYPT, context, ciphertext, exc)
+            plaintext, contended = None, exc
+        else:
+            contended = None
+        if contended is not None:  # outside the handler: no OpenSSL error chained to native's
+            plaintext = self._contended(DECRYPT, context, ciphertext, contended)
         self._keep(plaintext)
         self._backing.slot.calls += 1
         return _buffers.deliver(plaintext, output)
@@ -577,6 +588,7 @@ class GcmCipher(AeadBase):
                 return when_free(stream_update, context, data)
             except self._provider.AlreadyFinalized as finished:  # while it waited
                 exc = finished
+        # (from here on outside any handler: native's errors carry no OpenSSL one)
         if isinstance(exc, self._provider.AlreadyFinalized):
             with _first_use.FIRST_USE_LOCK:  # a copy making the twin holds it until it is set
                 twin = self._twin
@@ -674,4 +686,4 @@ class GcmCipher(AeadBase):
 
 # Every object's attributes in one order: the fresh ones, update()'s, then
 # those a whole message sets (see settle_layout).
-settle_layout(GcmCipher, FRESH_FIELDS + ("_aad", "_auth_len", "_next", "_tag", "_mac_len"))
+settle_layout(GcmCipher, FRESH_FIELDS + ("_aad", "_auth_len", "_next", "_tag"))

@@ -134,8 +134,11 @@ class EcbCipher(_BlockMode):
         except RuntimeError as exc:
             if not is_busy(exc):
                 raise
+            result = None
+        if result is None:
             # Another thread is inside the shared context; ECB keeps no state
-            # between blocks, so a context of this call's own does the same work.
+            # between blocks, so a context of this call's own does the same work
+            # (outside the handler: nothing chained to what it may raise).
             result = self._provider.encryptor(self._key).update(plaintext)
         return _buffers.deliver(result, output)
 
@@ -153,6 +156,8 @@ class EcbCipher(_BlockMode):
         except RuntimeError as exc:
             if not is_busy(exc):
                 raise
+            result = None
+        if result is None:
             result = self._provider.decryptor(self._key).update(ciphertext)  # as in encrypt
         return _buffers.deliver(result, output)
 

@@ -94,11 +94,14 @@ class TwinAuthenticator:
         try:
             self._stream.mac_update(data)
         except StreamFinished:
-            # The object's own digest() finished the MAC while a copy was made
-            # (threads): as natively after a first tag, finished.
-            self.digest()
-            return self.update(data)
-        return self
+            pass
+        else:
+            return self
+        # The object's own digest() finished the MAC while a copy was made
+        # (threads): as natively after a first tag, finished (outside the
+        # handler: native's error carries no exception of the agent's).
+        self.digest()
+        return self.update(data)
 
     def digest(self) -> bytes:
         if self._tag is None:
@@ -343,11 +346,13 @@ class ChaCha20Poly1305Cipher(AeadBase):
         try:
             return getattr(self._stream, method)(data)
         except StreamFinished:
-            with _first_use.FIRST_USE_LOCK:  # a copy making the twin holds it until it is set
-                twin = self._twin
-            if twin is not None:
-                return getattr(twin, method)(data)
-            self._finished_meanwhile(method, data)
+            pass
+        # Finished meanwhile; outside the handler, native's errors carry no agent exception.
+        with _first_use.FIRST_USE_LOCK:  # a copy making the twin holds it until it is set
+            twin = self._twin
+        if twin is not None:
+            return getattr(twin, method)(data)
+        self._finished_meanwhile(method, data)
 
     def _native_chacha(self, method: str) -> Any:
         """pycryptodome's ChaCha20 object as the native AEAD object holds it at this point."""

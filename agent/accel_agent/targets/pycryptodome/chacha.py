@@ -300,7 +300,8 @@ class ChaCha20Cipher(NativeFace):
                 try:
                     return context.update(plaintext)
                 except RuntimeError:  # another thread is inside the context: wait for it
-                    return when_free(context.update, plaintext)
+                    pass
+                return when_free(context.update, plaintext)  # outside the handler
         return self._process(ENCRYPT, plaintext, output)
 
     def decrypt(self, ciphertext: Any, output: Any = None) -> bytes | None:
@@ -314,7 +315,8 @@ class ChaCha20Cipher(NativeFace):
                 try:
                     return context.update(ciphertext)
                 except RuntimeError:  # another thread is inside the context: wait for it
-                    return when_free(context.update, ciphertext)
+                    pass
+                return when_free(context.update, ciphertext)  # outside the handler
         return self._process(DECRYPT, ciphertext, output)
 
     def _process(self, direction: str, data: Any, output: Any) -> bytes | None:

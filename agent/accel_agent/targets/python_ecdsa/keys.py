@@ -395,9 +395,12 @@ class _Patch:
             ):
                 return original.__func__(cls, curve, entropy, hashfunc)
             try:
-                secret, x, y, private = provider.generate(entry.name)
-            except Exception:  # noqa: BLE001 - native decides
+                generated = provider.generate(entry.name)
+            except Exception:  # noqa: BLE001 - native decides (outside the handler)
+                generated = None
+            if generated is None:
                 return original.__func__(cls, curve, entropy, hashfunc)
+            secret, x, y, private = generated
             key = _assemble(module, cls, curve, hashfunc, secret, x, y)
             signing_keys.put(key, curve, secret, private)
             keygen_slot.calls += 1

@@ -341,7 +341,10 @@ def _sign(module: ModuleType, served: ServedCurves, steps: ShippedSteps, native:
             nonce = next(nonces)
             try:
                 x, y = provider.multiply_generator(nonce)
+                refused = False
             except Exception:  # noqa: BLE001 - a nonce OpenSSL refuses: the library's arithmetic
+                refused = True
+            if refused:  # outside the handler: nothing chained to what the library raises
                 served_point = False
                 point = namespace["Math"].multiplyGenerator(curve, nonce)
                 x, y = point.x, point.y
