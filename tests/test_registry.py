@@ -176,6 +176,37 @@ def test_unknown_primitive_raises_at_first_use(fake_catalog):
     registry._slots.pop("rot13", None)
 
 
+# Every patch a user can trigger, both pycryptodome flavours and the pure-Python
+# libraries; a slot's name is only checked against the catalog at its first
+# use, so a misspelt one would fail in an application's call, not at the patch.
+_EVERY_PATCH = """
+import importlib, sys
+from accel_agent import catalog, hooks, registry, targets
+for name in sorted(targets.HOOKS):
+    try:
+        importlib.import_module(name)
+    except ImportError:
+        pass  # a flavour or library not installed here
+hooks.run_waiting()
+for name in ("Crypto.Cipher.AES", "Cryptodome.Cipher.AES"):
+    aes = sys.modules.get(name)
+    if aes is not None:  # the modes whose code loads at their first use
+        aes.new(bytes(16), aes.MODE_CCM, nonce=bytes(11))
+print(len(registry.slots()))
+print(sorted(set(registry.slots()) - set(catalog.BY_NAME)))
+"""
+
+
+def test_every_slot_a_patch_makes_names_a_catalog_primitive(clean_env):
+    from helpers import run_python
+
+    result = run_python("-c", _EVERY_PATCH, env={**clean_env, "ACCEL_AGENT": "quiet"})
+    assert result.returncode == 0, result.stderr
+    made, unknown = result.stdout.splitlines()
+    assert int(made) >= 40  # the patches ran: pycryptodome's and the libraries' slots
+    assert unknown == "[]"
+
+
 def test_status_without_resolving_lists_only_what_was_used(fake_catalog):
     registry.slot("toy-b").get()
     summary = accel_agent.status(resolve=False)

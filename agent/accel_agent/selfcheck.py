@@ -393,10 +393,18 @@ _SHA256_OID = "2.16.840.1.101.3.4.2.1"
 _SHA256_DIGEST_INFO = bytes.fromhex("3031300d060960864801650304020105000420")  # RFC 8017
 
 
-def _rsa_keys(provider: Any, key: tuple) -> tuple[Any, Any]:
+def _rsa_keys(provider: Any, key: tuple, probe: bool = False) -> tuple[Any, Any]:
+    """The published key, loaded as the provider loads an application's.
+
+    Without the load probe (one private-key operation, checked with the
+    public exponent) unless ``probe``: each check compares a private
+    operation with its known answer anyway. The PKCS#1 v1.5 signature's
+    check loads it with the probe, a PKCS#1 v1.5 signature itself, so a
+    probe that refused good keys (and sent every key to native code) fails
+    a self-check.
+    """
     n, e, d, p, q = key
-    # No probe: each check compares a private operation with its known answer.
-    private = provider.load_private(n, e, d, p, q, pow(p, -1, q), probe=False)
+    private = provider.load_private(n, e, d, p, q, pow(p, -1, q), probe=probe)
     return private, provider.load_public(n, e)
 
 
@@ -404,7 +412,10 @@ def _rsa_keys(provider: Any, key: tuple) -> tuple[Any, Any]:
 def check_rsa_pkcs1v15_signature(provider: Any, vectors: tuple) -> None:
     """The published signature, made and verified; a tampered one rejected."""
     for label, key, oid, digest, signature in vectors:
-        private, public = _rsa_keys(provider, key)
+        try:
+            private, public = _rsa_keys(provider, key, probe=True)
+        except ValueError as exc:
+            raise SelfCheckFailed("%s: the published key was refused (%s)" % (label, exc)) from None
         if provider.sign_pkcs1v15(private, digest, oid) != signature:
             raise SelfCheckFailed("%s: wrong signature" % label)
         if not provider.verify_pkcs1v15(public, signature, digest, oid):
@@ -427,9 +438,9 @@ def check_rsa_pss(provider: Any, vectors: tuple) -> None:
     """The published signature verifies (its salt is random, so it cannot be made again);
     a new salted one verifies; an unsalted one, deterministic, is the known answer.
 
-    Two private-key operations (and the key's load probe): a salted signature that
-    round-trips, and the unsalted known answer, which a second unsalted signature
-    compared with the first would only show to be repeatable.
+    Two private-key operations (the key is loaded without its probe, _rsa_keys): a
+    salted signature that round-trips, and the unsalted known answer, which a second
+    unsalted signature compared with the first would only show to be repeatable.
     """
     for label, key, oid, digest, salt, signature, unsalted in vectors:
         private, public = _rsa_keys(provider, key)

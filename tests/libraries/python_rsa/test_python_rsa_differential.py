@@ -100,6 +100,14 @@ def _sign_scenario(rec, module, message, private, hash_method, hash_value):
     rec.call("rsa.sign_hash", rsa.sign_hash, hash_value, private, hash_method)
 
 
+def test_the_hash_table_names_the_providers_md5():
+    """python-rsa's MD5 is the one hash the RSA provider signs only by its own OID."""
+    from accel_agent.providers.rsa import MD5_OID
+    from accel_agent.targets.python_rsa.patches import HASHES
+
+    assert HASHES["MD5"][0] == MD5_OID
+
+
 @pytest.mark.accelerates(SIGN)
 @SETTINGS
 @given(

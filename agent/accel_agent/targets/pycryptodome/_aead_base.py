@@ -27,6 +27,7 @@ EAX's ``decrypt_and_verify`` compares its tag with ``_check_tag``, and
 from __future__ import annotations
 
 import os
+import sys
 
 from accel_agent.constant_time import compare_digest
 from accel_agent.speedups import open_joined
@@ -81,7 +82,14 @@ def settle_layout(cls: type, names: tuple[str, ...]) -> None:
     in a process that had made messages without one first. An object made
     here, which sets every name once in that order, fixes the table at
     import, whatever the process does first.
+
+    CPython 3.11 and later only, where each object keeps its own order of
+    names over the shared table: before 3.11 an object that sets the names
+    in another order than the table's gets a dictionary of its own, so the
+    seed would slow down the objects without a header instead.
     """
+    if sys.version_info < (3, 11):
+        return
     seed = cls.__new__(cls)
     for name in names:
         object.__setattr__(seed, name, None)

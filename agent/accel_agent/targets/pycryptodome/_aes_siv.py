@@ -155,5 +155,5 @@ class SivCipher3(SivCipher):
 
 # Every object's attributes in one order: the fresh ones, update()'s, then
 # those a whole message sets (see settle_layout).
-for _cls in (SivCipher, SivCipher3):
-    settle_layout(_cls, FRESH_FIELDS + ("_aad", "_next", "_tag"))
+settle_layout(SivCipher, FRESH_FIELDS + ("_aad", "_next", "_tag"))
+settle_layout(SivCipher3, FRESH_FIELDS + ("_aad", "_next", "_tag"))
