@@ -17,10 +17,7 @@ from accel_agent import registry
 from accel_agent.speedups import (
     CFB_SEGMENTS_SERVED,
     COUNTER_BLOCKS_SERVED,
-    KEY,
     NONCE,
-    PROVIDER,
-    fresh,
 )
 from accel_agent.targets.pycryptodome import _buffers
 from accel_agent.targets.pycryptodome._block_modes import (
@@ -32,6 +29,7 @@ from accel_agent.targets.pycryptodome._block_modes import (
     MODE_OFB,
     CounterBlock,
     classes_for,
+    fresh_layout,
 )
 
 TYPE_CHECKING = False
@@ -238,11 +236,7 @@ class CtrBuilder(ModeBuilder):
         counter block, a fresh object per call, becomes ``speedups.fresh``.
         """
         counter = CounterBlock(NONCE, self.block_size - nonce_size)
-        probe = object.__new__(self.cls)
-        self.cls.__init__(probe, self.backing, PROVIDER, KEY, counter)
-        stored = vars(probe)
-        slots = CounterBlock.__slots__
-        stored["_counter"] = fresh(CounterBlock, slots, tuple(getattr(counter, n) for n in slots))
+        stored = dict(zip(*fresh_layout(self.cls, self.backing, counter)))
         return tuple(stored[name] for name in CTR_FRESH_FIELDS)
 
     def nonce_and_initial_value(self, nonce: Any, initial_value: Any) -> CounterBlock | None:

@@ -557,14 +557,17 @@ def fresh_layout(cls: type, backing: Any, *args: Any) -> tuple[tuple[str, ...], 
     ``cls.__init__`` run once on the placeholders ``PROVIDER`` and ``KEY``
     (and whatever ``args`` hold: ``NONCE`` for an IV), so the compiled
     ``AES.new`` (``speedups.add_shape``) makes exactly what the builder
-    makes; a ciphertext tail, an object per message, becomes ``fresh``.
+    makes; a ciphertext tail or a counter block, an object per message,
+    becomes ``fresh``.
     """
     probe = object.__new__(cls)
     cls.__init__(probe, backing, PROVIDER, KEY, *args)
     fields, values = [], []
     for name, value in vars(probe).items():
-        if type(value) is _Tail:
-            value = fresh(_Tail, _Tail.__slots__, (value._data,))
+        kind = type(value)
+        if kind is _Tail or kind is CounterBlock:
+            slots = kind.__slots__
+            value = fresh(kind, slots, tuple(getattr(value, slot) for slot in slots))
         fields.append(name)
         values.append(value)
     return tuple(fields), tuple(values)
