@@ -141,10 +141,6 @@ class OcbCipher(OneShotAead):
                 return plaintext
         return OneShotAead.decrypt_and_verify(self, ciphertext, received_mac_tag, *args, **kwargs)
 
-    def _open_failed(self, ciphertext: bytes, received_mac_tag: bytes) -> None:
-        # Kept in case the caller verifies again: the twin then needs it.
-        self._failed = (ciphertext, received_mac_tag)
-
     def _aad_bytes(self) -> bytes | None:
         aad = self._aad
         if not aad:

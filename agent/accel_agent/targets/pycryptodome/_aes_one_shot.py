@@ -139,6 +139,11 @@ class OneShotAead(NativeFace):
         """
         return self._native()
 
+    def _open_failed(self, ciphertext: bytes, received_mac_tag: bytes) -> None:
+        """Keep a failed decryption's message in case the caller verifies again: the
+        twin then needs it (open_whole calls this too)."""
+        self._failed = (ciphertext, received_mac_tag)
+
     def _claim(self, state: str) -> bool:
         """Move a fresh object to ``state``, unless another thread's call got there first."""
         with _first_use.FIRST_USE_LOCK:
@@ -237,8 +242,7 @@ class OneShotAead(NativeFace):
             except self._provider.InvalidTag:
                 plaintext = None
             if plaintext is None:  # raised outside the handler: no OpenSSL error chained
-                # Kept in case the caller verifies again: the twin then needs the message.
-                self._failed = (bytes(ciphertext), received)
+                self._open_failed(bytes(ciphertext), received)
                 raise ValueError("MAC check failed")
             self._tag = received
             self._aad = ()

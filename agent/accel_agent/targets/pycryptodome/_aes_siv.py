@@ -137,8 +137,7 @@ class SivCipher(OneShotAead):
                 except self._provider.InvalidTag:
                     plaintext = None
                 if plaintext is None:  # raised outside the handler: no OpenSSL error chained
-                    # Kept in case the caller verifies again: the twin then needs the message.
-                    self._failed = (ciphertext, received_mac_tag)
+                    self._open_failed(ciphertext, received_mac_tag)
                     raise ValueError("MAC check failed")
                 self._tag = received_mac_tag
                 self._aad = ()
