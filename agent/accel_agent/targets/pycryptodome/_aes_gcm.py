@@ -314,9 +314,7 @@ class GcmCipher(AeadBase):
                 ciphertext = context.update(plaintext)
         except Exception as exc:  # noqa: BLE001 - only threads sharing the object get here
             ciphertext, contended = None, exc
-        else:
-            contended = None
-        if contended is not None:  # outside the handler: no OpenSSL error chained to native's
+        if ciphertext is None:  # outside the handler: no OpenSSL error chained to native's
             ciphertext = self._contended(ENCRYPT, context, plaintext, contended)
         if self._msg_count % BLOCK_SIZE:  # the partial block (see _ct_tail)
             # _buffers.last_block, inline for bytes: a call per message costs a short one
@@ -497,9 +495,7 @@ class GcmCipher(AeadBase):
                 plaintext = context.update(ciphertext)
         except Exception as exc:  # noqa: BLE001 - only threads sharing the object get here
             plaintext, contended = None, exc
-        else:
-            contended = None
-        if contended is not None:  # outside the handler: no OpenSSL error chained to native's
+        if plaintext is None:  # outside the handler: no OpenSSL error chained to native's
             plaintext = self._contended(DECRYPT, context, ciphertext, contended)
         self._keep(plaintext)
         self._backing.slot.calls += 1
