@@ -365,3 +365,74 @@ def test_first_call_stand_ins_serve_concurrent_first_calls_once(toys):
         thread.join()
     assert results == [("patched", ("native", 0))] * 8
     assert fns.log == [watched]
+
+
+# A package that re-exports a watched module's function, as ``rsa`` re-exports
+# ``rsa.pkcs1.sign_hash``: its hook makes the re-export follow the stand-in.
+REEXPORT_SOURCE = """
+    from {source} import call
+"""
+FOLLOW_HOOK_SOURCE = """
+    from accel_agent import hooks
+
+    def follow_call(module):
+        hooks.follow(module, "call", "{source}")
+"""
+
+
+def _reexporting(toys, fns, hook="patch_call"):
+    watched = toys.write("called", CALLED_SOURCE)
+    hooks.register(watched, "%s:%s" % (fns.__name__, hook), ("call",))
+    follower_fns = importlib.import_module(
+        toys.write("followfns", FOLLOW_HOOK_SOURCE.format(source=watched))
+    )
+    holder_name = toys.write("holder", REEXPORT_SOURCE.format(source=watched))
+    hooks.register(holder_name, "%s:follow_call" % follower_fns.__name__)
+    module = importlib.import_module(watched)
+    holder = importlib.import_module(holder_name)
+    return watched, module, holder
+
+
+def test_a_reexport_follows_the_first_call_patch(toys):
+    fns = hook_module(toys)
+    watched, module, holder = _reexporting(toys, fns)
+    native = patching.get_original(watched, "call")
+    stand_in = module.call
+    assert holder.call is stand_in and fns.log == []
+    assert patching.get_original(holder.__name__, "call") is native  # uninstall's value
+    assert holder.call(1) == ("patched", ("native", 1))
+    assert holder.call is module.call is not stand_in  # no stand-in stays behind
+    assert patching.is_patched(holder.__name__, "call")
+
+
+def test_a_reexport_of_a_patch_left_native_is_the_original_again(toys):
+    fns = hook_module(toys)
+    watched, module, holder = _reexporting(toys, fns, hook="boom")
+    native = patching.get_original(watched, "call")
+    assert module.call(1) == ("native", 1)
+    assert holder.call is native and module.call is native
+    assert not patching.is_patched(holder.__name__, "call")
+
+
+def test_a_reexport_uninstalled_before_the_first_call_is_the_original(toys):
+    fns = hook_module(toys)
+    watched, module, holder = _reexporting(toys, fns)
+    native = patching.get_original(watched, "call")
+    stand_in = holder.call
+    patching.restore_all()
+    assert holder.call is native and module.call is native
+    assert stand_in(1) == ("native", 1) and fns.log == []
+
+
+def test_a_reexport_the_application_replaced_is_left_alone(toys):
+    fns = hook_module(toys)
+    watched = toys.write("called", CALLED_SOURCE)
+    hooks.register(watched, "%s:patch_call" % fns.__name__, ("call",))
+    module = importlib.import_module(watched)
+    holder = type(module)("holder")
+    holder.call = len  # something else under the same name
+    assert hooks.follow(holder, "call", watched) is False
+    holder.call = module.call
+    module.call(1)  # the patch ran: nothing waits any more
+    assert hooks.follow(holder, "call", watched) is False
+    assert not patching.is_patched("holder")

@@ -163,6 +163,48 @@ def run_waiting(module_name: str | None = None) -> None:
         patch.resolve()
 
 
+def follow(holder: ModuleType, name: str, source: str) -> bool:
+    """Let ``holder.name``, a re-export of ``source.name``, follow that name's first-call patch.
+
+    A package that re-exports a submodule's function (``rsa.sign_hash`` is
+    ``rsa.pkcs1.sign_hash``) binds the submodule's stand-in at its import.
+    With this, the stand-in there is recorded as a patch of ``holder`` (its
+    original the submodule's, so ``uninstall()`` puts that back), and when
+    the submodule's patch runs, ``holder.name`` gets what the submodule then
+    holds, as the submodule does: no stand-in stays behind, one frame slower.
+    False when ``source.name`` has no stand-in waiting, or ``holder.name`` is
+    neither it nor the original (the application bound something else there).
+    """
+    with _lock:
+        patch = next(
+            (p for p in _waiting if p.module.__name__ == source and name in p.stand_ins), None
+        )
+    if patch is None:
+        return False
+    with patch.lock:
+        stand_in, original = patch.stand_ins[name], patch.originals[name]
+        current = patching.current_value(holder, name)
+        # The original where the holder was imported before the agent started.
+        if patch.resolved is not None or (current is not stand_in and current is not original):
+            return False
+        patching.set_value(holder, name, original)
+        patching.patch_attribute(holder, name, stand_in)
+        patch.followers.append((holder, name))
+    return True
+
+
+def live(module: ModuleType) -> ModuleType:
+    """The module the application holds, for a hook that reads it at call time.
+
+    A first-call hook runs on a copy of the module (:class:`FirstCallPatch`):
+    what its replacements look up when they are called (a table the
+    application may change, a function it may replace) must come from the
+    module itself.
+    """
+    held = sys.modules.get(module.__name__)
+    return held if held is not None else module
+
+
 def watched() -> list[str]:
     with _lock:
         return sorted(_hooks)
@@ -251,6 +293,7 @@ class FirstCallPatch:
         self.originals: dict[str, object] = {}
         self.stand_ins: dict[str, object] = {}
         self.resolved: dict[str, object] | None = None  # name -> where a call goes
+        self.followers: list[tuple[ModuleType, str]] = []  # re-exports of a stand-in (follow)
         forksafe.rlock(vars(self), "lock")
 
     def install(self) -> bool:
@@ -286,11 +329,22 @@ class FirstCallPatch:
             for name, stand_in in self.stand_ins.items():
                 current = patching.current_value(module, name)
                 resolved[name] = self.originals[name] if current is stand_in else current
+            self._update_followers(resolved)
             self.resolved = resolved
         with _lock:
             if self in _waiting:
                 _waiting.remove(self)
         return resolved
+
+    def _update_followers(self, resolved: dict[str, object]) -> None:
+        """Give each re-export of a stand-in (:func:`follow`) what the module now holds."""
+        for holder, name in self.followers:
+            if patching.current_value(holder, name) is not self.stand_ins[name]:
+                continue  # put back by an uninstall(), or replaced by the application
+            value = resolved[name]
+            patching.set_value(holder, name, value)
+            if value is self.originals[name]:
+                patching.forget(holder.__name__, name)  # the hook left it native
 
     def _patch_through_a_copy(self) -> None:
         """Run the hook on a copy of the module that holds the originals, then move in

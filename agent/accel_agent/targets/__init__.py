@@ -98,9 +98,12 @@ HOOKS.update(
     {
         "rsa.key": "accel_agent.targets.python_rsa.patches:patch_key",
         "rsa.pkcs1": "accel_agent.targets.python_rsa.patches:patch_pkcs1",
-        "rsa": "accel_agent.targets.python_rsa.patches:patch_package",
+        "rsa": "accel_agent.targets.python_rsa:patch_package",
     }
 )
+# Its submodules' patches, too, wait for the first call of a function they
+# replace; the package's re-exports follow them (python_rsa.patch_package).
+FIRST_CALL.update({"rsa.key": ("newkeys",), "rsa.pkcs1": ("sign_hash", "verify", "encrypt")})
 # python-ecdsa: its key classes, in ecdsa.keys.
 HOOKS["ecdsa.keys"] = "accel_agent.targets.python_ecdsa.keys:patch_keys"
 # pyaes: its mode classes, then (pyaes/__init__.py imports aes, then

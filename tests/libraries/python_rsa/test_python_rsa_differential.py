@@ -535,6 +535,39 @@ def test_uninstall_restores_every_name():
     assert lines[1:] == ["True", "True True"], result.stderr
 
 
+def test_the_patch_loads_at_the_first_call_and_leaves_no_stand_in():
+    """``import rsa`` gives stand-ins and loads no patch code; the first call patches,
+    the package's re-exports included, and what the replacements read when called
+    comes from python-rsa's module, not the copy the patch ran on."""
+    code = (
+        "import sys, rsa\n"
+        "from accel_agent import hooks\n"
+        "print('accel_agent.targets.python_rsa.patches' in sys.modules,\n"
+        "      rsa.sign_hash is rsa.pkcs1.sign_hash, rsa.sign_hash.__name__)\n"
+        "stand_in = rsa.verify\n"
+        "pub, priv = rsa.newkeys(1024)\n"
+        "signature = rsa.sign(b'm', priv, 'SHA-256')\n"
+        "print('accel_agent.targets.python_rsa.patches' in sys.modules, hooks.run_waiting() is None)\n"
+        "print(all(getattr(rsa, n) is getattr(m, n) is not s for n, m, s in (\n"
+        "    ('verify', rsa.pkcs1, stand_in),)), stand_in(b'm', signature, pub))\n"
+        "rsa.pkcs1.compute_hash = lambda message, method: bytes(32)\n"
+        "try:\n"
+        "    rsa.verify(b'm', signature, pub)\n"
+        "except rsa.VerificationError as exc:\n"
+        "    print('refused', exc)\n"
+        "import accel_agent\n"
+        "print(accel_agent.status(resolve=False)['primitives']['rsa-pkcs1v15-sign']['calls'])\n"
+    )
+    result = _run(code, "quiet")
+    assert result.stdout.splitlines() == [
+        "False True sign_hash",
+        "True True",
+        "True SHA-256",
+        "refused Verification failed",
+        "3",  # sign, verify, the refused verify (OpenSSL recovered the block)
+    ], result.stderr
+
+
 def test_excluded_rsa_stays_native():
     code = (
         "import rsa, accel_agent\n"

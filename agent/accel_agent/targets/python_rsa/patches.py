@@ -40,7 +40,7 @@ from __future__ import annotations
 import functools
 import sys
 
-from accel_agent import patching, registry
+from accel_agent import hooks, patching, registry
 from accel_agent.constant_time import compare_digest
 from accel_agent.targets.keygen import bind, patch_generator
 from accel_agent.targets.python_rsa import _keys
@@ -108,7 +108,12 @@ registry.reset_listeners.append(_on_reset)
 
 
 def patch_pkcs1(module: ModuleType) -> None:
-    """``sign_hash``, ``verify`` and ``encrypt`` of ``rsa.pkcs1`` through OpenSSL."""
+    """``sign_hash``, ``verify`` and ``encrypt`` of ``rsa.pkcs1`` through OpenSSL.
+
+    The natives come from ``module`` (at a first call, a copy holding them);
+    what the replacements read when called, from the module itself.
+    """
+    live = hooks.live(module)
     key_module = sys.modules["rsa.key"]  # rsa.pkcs1 imports it first
     key_classes = (key_module.PublicKey, key_module.PrivateKey)
     private_class = key_module.PrivateKey
@@ -122,7 +127,7 @@ def patch_pkcs1(module: ModuleType) -> None:
         if type(priv_key) is private_class and type(hash_value) is bytes:
             known = type(hash_method) is str and HASHES.get(hash_method)
             # A hash name the application added to HASH_ASN1, or a changed prefix: native.
-            if known and module.HASH_ASN1.get(hash_method) == known[1]:
+            if known and live.HASH_ASN1.get(hash_method) == known[1]:
                 oid, prefix, size = known
                 keylength = _key_length(priv_key)
                 if len(hash_value) == size and len(prefix) + size <= keylength - 11:
@@ -143,11 +148,11 @@ def patch_pkcs1(module: ModuleType) -> None:
                 )
                 if recovered is not None and len(recovered) <= keylength - 11:
                     sign_slot.calls += 1
-                    return _verify_recovered(module, message, recovered, keylength)
+                    return _verify_recovered(live, message, recovered, keylength)
         return native_verify(message, signature, pub_key)
 
     def encrypt(message: bytes, pub_key: Any) -> bytes:
-        if type(message) is bytes and type(pub_key) in key_classes and module.os.urandom is urandom:
+        if type(message) is bytes and type(pub_key) in key_classes and live.os.urandom is urandom:
             keylength = _key_length(pub_key)
             if keylength and len(message) <= keylength - 11:
                 ciphertext = _from_openssl(
@@ -225,12 +230,13 @@ def patch_key(module: ModuleType) -> None:
     any pool, so it changes nothing here but is still validated natively
     (``poolsize < 1`` raises python-rsa's ``ValueError``).
     """
+    live = hooks.live(module)  # python-rsa's classes and functions, read at each call
     patch_generator(
         module,
         "newkeys",
         "rsa-keygen",
         _newkeys_arguments,
-        lambda provider, arguments: _generate(module, provider, *arguments),
+        lambda provider, arguments: _generate(live, provider, *arguments),
     )
 
 
@@ -249,34 +255,3 @@ def _generate(module: Any, provider: Any, nbits: int, exponent: int) -> Any:
     # same modulo p-1 and q-1, so the twin signs exactly as the new key does.
     _keys.remember_private((n, e, d, p, q), private)
     return module.PublicKey(n, e), module.PrivateKey(n, e, d, p, q)
-
-
-# --------------------------------------------------------------------------- the rsa package
-
-# Names ``rsa/__init__.py`` re-exports from a patched submodule.
-REEXPORTS = {
-    "newkeys": "rsa.key",
-    "sign_hash": "rsa.pkcs1",
-    "verify": "rsa.pkcs1",
-    "encrypt": "rsa.pkcs1",
-}
-
-
-def patch_package(module: ModuleType) -> None:
-    """Point the ``rsa`` package's re-exports at the patched functions.
-
-    On a fresh ``import rsa`` the package already bound the patched
-    functions (its submodules were patched as they were imported): the
-    original is put back for a moment so the registry records it, and
-    ``uninstall()`` restores it. A re-export the application replaced with
-    something else is left alone.
-    """
-    for name, submodule_name in REEXPORTS.items():
-        if not patching.is_patched(submodule_name, name):
-            continue  # that submodule's patch failed or was undone: stays native
-        original = patching.get_original(submodule_name, name)
-        replacement = getattr(sys.modules[submodule_name], name)
-        current = getattr(module, name, None)
-        if current is original or current is replacement:
-            setattr(module, name, original)
-            patching.patch_attribute(module, name, replacement)
