@@ -10,7 +10,7 @@ import pytest
 import accel_agent
 from accel_agent import activation, hooks, patching
 from accel_agent.targets import HOOKS
-from helpers import requires_supported_platform
+from helpers import clean_environment, requires_supported_platform, run_python
 
 
 @pytest.fixture
@@ -189,3 +189,23 @@ def test_uninstall_without_activation_is_harmless(aes_modules):
     assert accel_agent.uninstall() == []
     for module, original in aes_modules.values():
         assert module.new is original
+
+
+BLAKE2_NEW_AFTER_UNINSTALL = """\
+import accel_agent
+from Crypto.Hash import BLAKE2b
+made = BLAKE2b.new(data=b"x")  # the first call: the patch runs on a copy of the module
+agents = type(made)
+accel_agent.uninstall()
+print(agents is not BLAKE2b.BLAKE2b_Hash, type(made.new(data=b"y")) is BLAKE2b.BLAKE2b_Hash)
+"""
+
+
+@requires_supported_platform
+def test_an_objects_new_follows_the_module_after_uninstall():
+    # Native's BLAKE2 object's new() calls its module's new() at call time: after
+    # uninstall(), native's; the agent's object must not keep the patch's copy of it.
+    result = run_python(
+        "-c", BLAKE2_NEW_AFTER_UNINSTALL, env=clean_environment(ACCEL_AGENT="quiet")
+    )
+    assert result.stdout.split() == ["True", "True"], result.stderr

@@ -200,7 +200,7 @@ UNRELATED = {
     # re-exports at the stand-ins), nothing else; its first call, its patch.
     "rsa": (
         "rsa.newkeys(512)",  # a size OpenSSL does not make: native, after the patch
-        ("accel_agent.targets.pycryptodome.", "targets.pyaes", "targets.python_ecdsa", "providers.aes"),
+        ("targets.pycryptodome.", "targets.pyaes", "targets.python_ecdsa", "providers.aes"),
     ),
     # The patches made at a library's import load no catalog (the registry reads
     # it at a slot's first use) and no provider.

@@ -16,7 +16,7 @@ since any key and size may be asked for.
 
 from __future__ import annotations
 
-from accel_agent import registry
+from accel_agent import hooks, registry
 from accel_agent.providers import hash_algorithms
 from accel_agent.targets.pycryptodome import _native_shape
 from accel_agent.targets.pycryptodome._hash_common import (
@@ -45,7 +45,9 @@ class Blake2Front(FlatConstructor):
 
     def __init__(self, module: ModuleType, primitive: str) -> None:
         super().__init__()
-        self.module = module
+        # The module objects' new() calls, as native's looks its new up at call
+        # time (the patch may run on a copy of it: hooks.live).
+        self.module = hooks.live(module)
         self.slot = registry.slot(primitive)
         native_new = self.native_new = module.new
         self.native_cls: type = type(native_new(data=None))
