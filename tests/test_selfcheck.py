@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import sys
 
 import pytest
 
+import helpers
 from accel_agent import catalog, known_answers, registry, selfcheck
 from accel_agent.providers.base import SelfCheckFailed
 
@@ -130,7 +132,7 @@ def test_every_known_answer_file_is_named_by_a_catalog_row_and_says_its_source()
     assert files == named, "a file no row names is never checked; a name with no file fails"
     for name in sorted(files):
         document = known_answers.read(name)
-        assert document["checker"] in selfcheck.CHECKERS, name
+        assert document["checker"] in selfcheck.CHECKER_MODULES, name
         assert isinstance(document["source"], str) and document["source"], name
 
 
@@ -150,11 +152,57 @@ def test_every_file_reads_as_json_reads_it(monkeypatch, scanner):
 def test_the_same_checker_decodes_every_field_it_unpacks():
     for name in sorted({name for _primitive, name in SETS}):
         document = known_answers.read(name)
-        _checker, fields = selfcheck.CHECKERS[document["checker"]]
+        _checker, fields = selfcheck.checker_of(document["checker"])
         assert list(fields)[0] == "label"
         for vector in known_answers.vectors(document, fields):
             assert len(vector) == len(fields)
             assert isinstance(vector[-1], bytes), "the expected output is the last field"
+
+
+CHECKER_MODULE_REGISTERS = """\
+import importlib, json, sys
+from accel_agent import selfcheck
+registered = {}
+for module in sorted(set(selfcheck.CHECKER_MODULES.values())):
+    before = set(selfcheck.CHECKERS)
+    importlib.import_module(module)
+    registered[module] = sorted(set(selfcheck.CHECKERS) - before)
+print(json.dumps(registered))
+"""
+
+
+def test_each_checker_module_registers_the_kinds_named_for_it():
+    """A fresh process loads each family's checkers in turn: each registers exactly
+    the kinds CHECKER_MODULES sends to it, none of another's."""
+    result = subprocess.run(
+        [sys.executable, "-c", CHECKER_MODULE_REGISTERS], capture_output=True, text=True,
+        env=helpers.clean_environment(), timeout=120,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    expected: dict[str, list[str]] = {}
+    for kind, module in selfcheck.CHECKER_MODULES.items():
+        expected.setdefault(module, []).append(kind)
+    assert json.loads(result.stdout) == {name: sorted(kinds) for name, kinds in expected.items()}
+
+
+def test_a_first_use_loads_only_its_familys_checkers():
+    """A cipher's self-check loads no checker of hashes or public keys, and the reverse."""
+    code = (
+        "import sys\n"
+        "from accel_agent import selfcheck\n"
+        "selfcheck.load('aes-cbc')\n"
+        "print(sorted(m for m in sys.modules if m.startswith('accel_agent.selfcheck_')))\n"
+        "selfcheck.load('sha256')\n"
+        "print(sorted(m for m in sys.modules if m.startswith('accel_agent.selfcheck_')))\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True,
+        env=helpers.clean_environment(), timeout=120,
+    )  # fmt: skip
+    assert result.stdout.splitlines() == [
+        "['accel_agent.selfcheck_ciphers']",
+        "['accel_agent.selfcheck_ciphers', 'accel_agent.selfcheck_digests']",
+    ], result.stderr
 
 
 def write_set(folder, name, text):
