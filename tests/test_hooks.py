@@ -419,6 +419,7 @@ def test_a_reexport_uninstalled_before_the_first_call_is_the_original(toys):
     watched, module, holder = _reexporting(toys, fns)
     native = patching.get_original(watched, "call")
     stand_in = holder.call
+    hooks.clear()  # as uninstall() does, then puts the originals back
     patching.restore_all()
     assert holder.call is native and module.call is native
     assert stand_in(1) == ("native", 1) and fns.log == []
@@ -436,3 +437,36 @@ def test_a_reexport_the_application_replaced_is_left_alone(toys):
     module.call(1)  # the patch ran: nothing waits any more
     assert hooks.follow(holder, "call", watched) is False
     assert not patching.is_patched("holder")
+
+
+def test_a_wrapper_of_the_stand_in_made_before_the_first_call_gets_the_patch(toys):
+    """A tracer wraps the function (the stand-in, then) before its first call: the
+    wrapper stays, and the stand-in it calls goes on to the replacement, never back
+    to the wrapper (which recursed)."""
+    fns = hook_module(toys)
+    watched = toys.write("called", CALLED_SOURCE)
+    hooks.register(watched, "%s:patch_call" % fns.__name__, ("call",))
+    module = importlib.import_module(watched)
+    inner = module.call
+
+    def traced(x):
+        return ("traced", inner(x))
+
+    module.call = traced
+    assert module.call(1) == ("traced", ("patched", ("native", 1)))
+    assert module.call is traced and fns.log == [watched]
+
+
+def test_a_mocked_function_at_the_first_call_leaves_the_patch_behind_the_mock(toys):
+    """A test mocks the module's function when the first call comes through a
+    re-export: the re-export gets the replacement, the mock stays the test's, and
+    once the test puts the stand-in back it calls the replacement too."""
+    fns = hook_module(toys)
+    watched, module, holder = _reexporting(toys, fns)
+    stand_in = module.call
+    module.call = lambda x: "mocked"
+    assert holder.call(1) == ("patched", ("native", 1))
+    assert module.call(1) == "mocked"
+    module.call = stand_in  # the mock undone
+    assert module.call(2) == ("patched", ("native", 2)) and holder.call is not stand_in
+    assert fns.log == [watched]

@@ -10,6 +10,8 @@ from __future__ import annotations
 import importlib
 import os
 import pickle
+import subprocess
+import sys
 
 import pytest
 
@@ -339,3 +341,40 @@ def test_dsa_prints_no_warning_of_pycas(lib):
         verifier = lib.Signature__DSS.new(key.publickey(), "fips-186-3")
         assert served("dsa", lambda: verifier.verify(digest, signature["value"])) == 1
     assert [str(warning.message) for warning in caught] == []
+
+
+FIRST_CALL_THEN_REBOUND = """\
+from unittest import mock
+from Crypto.PublicKey import RSA, DSA
+from Crypto.Cipher import PKCS1_v1_5
+from Crypto.Signature import pss
+from Crypto.Hash import SHA256
+RSA.generate(1024)  # the first call: the patch runs on a copy of the module
+class MyKey(RSA.RsaKey):
+    pass
+RSA.RsaKey = MyKey  # the application rebinds the module's class
+print(type(RSA.generate(2048)).__name__)
+DSA.generate(1024)
+class MyDsa(DSA.DsaKey):
+    pass
+DSA.DsaKey = MyDsa
+print(type(DSA.generate(1024)).__name__)
+key = RSA.generate(2048)
+with mock.patch("Crypto.Random.get_random_bytes", lambda n: b"B" * n):
+    # the first calls of PKCS1_v1_5 and pss come while a test replaces the randomness
+    print(PKCS1_v1_5.new(key).encrypt(b"hi") == PKCS1_v1_5.new(key).encrypt(b"hi"))
+    h = SHA256.new(b"m")
+    print(pss.new(key).sign(h) == pss.new(key).sign(h))
+"""
+
+
+@pytest.mark.parametrize("mode", ["quiet", "off"])
+def test_what_a_first_call_patch_reads_is_the_modules_at_each_call(mode):
+    """Module attributes native reads at each call (the key class, the random function)
+    are read from the module by the agent too, not from the copy its patch ran on or
+    as they were at the first call."""
+    result = subprocess.run(
+        [sys.executable, "-c", FIRST_CALL_THEN_REBOUND], capture_output=True, text=True,
+        env=dict(os.environ, ACCEL_AGENT=mode), timeout=300,
+    )  # fmt: skip
+    assert result.stdout.split() == ["MyKey", "MyDsa", "True", "True"], result.stderr

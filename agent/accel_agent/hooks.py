@@ -201,8 +201,7 @@ def live(module: ModuleType) -> ModuleType:
     application may change, a function it may replace) must come from the
     module itself.
     """
-    held = sys.modules.get(module.__name__)
-    return held if held is not None else module
+    return _standing_for.get(id(module), module)
 
 
 def watched() -> list[str]:
@@ -277,9 +276,11 @@ class FirstCallPatch:
     stand-in runs the hook (:meth:`resolve`): the stand-ins go, the hook
     patches the module as it would have at its import, and the call, like
     every later call of a reference bound to a stand-in, goes on to what the
-    module now holds: the replacement, or the original where the hook left
-    the name native. A stand-in found no longer installed (an uninstall()
-    came first) runs nothing: its calls go to what the module holds.
+    hook installed: the replacement, or the original where the hook left
+    the name native (a name the application rebound meanwhile, a tracer's
+    wrapper of the stand-in say, keeps the application's object). A stand-in
+    called after an uninstall() runs nothing: its calls go to what the
+    module holds.
 
     The hook runs on a copy of the module holding the originals; what it
     installs moves into the module once it is done. Another thread meanwhile
@@ -319,17 +320,18 @@ class FirstCallPatch:
         with self.lock:
             if self.resolved is not None:
                 return self.resolved
-            module = self.module
-            if all(
-                patching.current_value(module, name) is stand_in
-                for name, stand_in in self.stand_ins.items()
-            ):
-                self._patch_through_a_copy()
-            resolved = {}
-            for name, stand_in in self.stand_ins.items():
-                current = patching.current_value(module, name)
-                resolved[name] = self.originals[name] if current is stand_in else current
-            self._update_followers(resolved)
+            with _lock:
+                waiting = self in _waiting
+            if waiting:
+                resolved = self._patch_through_a_copy()
+                self._update_followers(resolved)
+            else:
+                # uninstall() came first (it empties _waiting and put the originals
+                # back): calls go to what the module holds, never to this stand-in.
+                resolved = {}
+                for name, stand_in in self.stand_ins.items():
+                    current = patching.current_value(self.module, name)
+                    resolved[name] = self.originals[name] if current is stand_in else current
             self.resolved = resolved
         with _lock:
             if self in _waiting:
@@ -337,31 +339,50 @@ class FirstCallPatch:
         return resolved
 
     def _update_followers(self, resolved: dict[str, object]) -> None:
-        """Give each re-export of a stand-in (:func:`follow`) what the module now holds."""
+        """Give each re-export of a stand-in (:func:`follow`) what the stand-in now calls."""
         for holder, name in self.followers:
             if patching.current_value(holder, name) is not self.stand_ins[name]:
-                continue  # put back by an uninstall(), or replaced by the application
+                continue  # replaced by the application since
             value = resolved[name]
             patching.set_value(holder, name, value)
             if value is self.originals[name]:
                 patching.forget(holder.__name__, name)  # the hook left it native
 
-    def _patch_through_a_copy(self) -> None:
+    def _patch_through_a_copy(self) -> dict[str, object]:
         """Run the hook on a copy of the module that holds the originals, then move in
-        what it installed: other threads meet stand-ins or finished replacements, never
-        a native function beside a half-installed patch (native PBKDF2 handed a hash
-        object of the agent's), and the originals stay recorded throughout."""
+        what it installed; return, per stand-in, what the copy then holds (the
+        replacement, or the original where the hook left a name native or failed).
+
+        Other threads meet stand-ins or finished replacements, never a native
+        function beside a half-installed patch (native PBKDF2 handed a hash
+        object of the agent's), and the originals stay recorded throughout. A
+        name the application rebound meanwhile (a tracer's wrapper, a mock) keeps
+        what it holds: the stand-in that wrapper may call goes on to the
+        replacement, never back to the wrapper.
+        """
         module = self.module
         copy = type(module)(module.__name__, module.__doc__)
         vars(copy).update(vars(module))
         vars(copy).update(self.originals)
-        if not _apply(self.spec, copy):
-            return  # _apply put the module back to native
+        _standing_for[id(copy)] = module
+        try:
+            applied = _apply(self.spec, copy)
+        finally:
+            del _standing_for[id(copy)]
+        if not applied:
+            return dict(self.originals)  # _apply put the module back to native
         for name in patching.patched_names().get(module.__name__, []):
             value = patching.current_value(copy, name)
             if value is self.originals.get(name):
                 patching.forget(module.__name__, name)  # the hook left it native
-            patching.set_value(module, name, value)
+            stand_in = self.stand_ins.get(name)
+            if stand_in is None or patching.current_value(module, name) is stand_in:
+                patching.set_value(module, name, value)
+        return {name: patching.current_value(copy, name) for name in self.stand_ins}
+
+
+# id(copy) -> the module a first-call hook's copy stands for, while the hook runs (live)
+_standing_for: dict[int, ModuleType] = {}
 
 
 def _stand_in(patch: FirstCallPatch, name: str, original: object) -> object:

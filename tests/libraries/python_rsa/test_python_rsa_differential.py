@@ -567,6 +567,26 @@ def test_the_patch_loads_at_the_first_call_and_leaves_no_stand_in():
     ], result.stderr
 
 
+def test_a_replaced_urandom_at_the_first_call_is_honoured_and_then_not_kept():
+    """The first rsa.pkcs1 call of the process comes while a test replaces
+    os.urandom: native's padding from it (deterministic), and OpenSSL's again once
+    the interpreter's own is back."""
+    code = (
+        "import os\n"
+        "from unittest import mock\n"
+        "import rsa\n"
+        "from accel_agent import registry\n"
+        "pub, priv = rsa.newkeys(1024)\n"
+        "with mock.patch('os.urandom', lambda n: b'B' * n):\n"
+        "    print(rsa.encrypt(b'hi', pub) == rsa.encrypt(b'hi', pub))\n"
+        "print(registry.slot('rsa-pkcs1v15-encrypt').calls)\n"
+        "print(rsa.decrypt(rsa.encrypt(b'hi', pub), priv))\n"
+        "print(registry.slot('rsa-pkcs1v15-encrypt').calls)\n"
+    )
+    result = _run(code, "quiet")
+    assert result.stdout.splitlines() == ["True", "0", "b'hi'", "1"], result.stderr
+
+
 def test_excluded_rsa_stays_native():
     code = (
         "import rsa, accel_agent\n"

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import copy
 import functools
+import os
 import sys
 
 from accel_agent import patching
@@ -116,14 +117,20 @@ def patch_new(module: ModuleType, classes: dict[type, type], name: str = "new") 
 
 
 def default_random(module: ModuleType) -> Callable:
-    """The flavour's ``Random.get_random_bytes`` as it was when the agent patched.
+    """What the flavour's ``Random.get_random_bytes`` is: the interpreter's own ``urandom``.
 
     A scheme whose random function is this one may take its randomness from
     OpenSSL instead; any other function (the user's, or a replacement of
     ``get_random_bytes`` installed by a test) is honoured by native code.
+    Not the function the module holds when the patch runs: that is at the
+    first call, which may come while a test's replacement is in place.
     """
-    flavour = module.__name__.split(".", 1)[0]
-    return sys.modules[flavour + ".Random"].get_random_bytes
+    return system_urandom()
+
+
+def system_urandom() -> Callable:
+    """The interpreter's ``urandom`` (``posix.urandom``): ``os.urandom`` unless replaced."""
+    return sys.modules[os.name].urandom
 
 
 def served(slot: Any, operation: Callable, *args: Any) -> Any:

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import functools
 
-from accel_agent import patching, registry
+from accel_agent import hooks, patching, registry
 from accel_agent.targets.keygen import bind, patch_generator
 from accel_agent.targets.pycryptodome import _pubkey_twins as twins
 from accel_agent.targets.pycryptodome._pubkey_common import with_curve_names
@@ -56,6 +56,7 @@ def _rsa_arguments(args: tuple, kwargs: dict) -> tuple[int, int] | None:
 
 def patch_rsa(module: ModuleType) -> None:
     """Install ``RSA.generate`` through OpenSSL."""
+    live = hooks.live(module)  # the key class and Integer are read at each call, as native's
 
     def make(provider: Any, arguments: tuple[int, int]) -> Any:
         try:
@@ -65,8 +66,8 @@ def patch_rsa(module: ModuleType) -> None:
         if generated is None:
             return None
         n, e, d, p, q, u, private = generated
-        integer = module.Integer
-        key = module.RsaKey(
+        integer = live.Integer
+        key = live.RsaKey(
             n=integer(n), e=integer(e), d=integer(d), p=integer(p), q=integer(q), u=integer(u)
         )
         twins.attach(key, private, private.public_key())
@@ -194,6 +195,7 @@ def _dsa_arguments(args: tuple, kwargs: dict) -> int | None:
 
 def patch_dsa(module: ModuleType) -> None:
     """Install ``DSA.generate`` through OpenSSL for the sizes of :data:`DSA_SIZES`."""
+    live = hooks.live(module)  # the key class and Integer are read at each call, as native's
 
     def make(provider: Any, bits: int) -> Any:
         try:
@@ -202,9 +204,9 @@ def patch_dsa(module: ModuleType) -> None:
             return None
         if private is None:
             return None
-        integer = module.Integer
+        integer = live.Integer
         # The components in native's order, as Integers, as native builds them.
-        key = module.DsaKey(
+        key = live.DsaKey(
             {"y": integer(y), "g": integer(g), "p": integer(p), "q": integer(q), "x": integer(x)}
         )
         twins.attach(key, private, private.public_key())

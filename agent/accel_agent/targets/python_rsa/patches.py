@@ -18,8 +18,8 @@ What goes to OpenSSL, and why the result is python-rsa's own
   for what only python-rsa accepts (a signature not reduced modulo n),
   returns the hash name.
 * ``encrypt``: randomized; OpenSSL draws the non-zero padding, as python-rsa
-  does from ``os.urandom``. Served only while ``os.urandom`` is the function
-  it was when the agent patched (a test that replaces it gets native).
+  does from ``os.urandom``. Served only while ``os.urandom`` is the
+  interpreter's own (``posix.urandom``): a test that replaces it gets native.
 * ``decrypt``: **native, always**. OpenSSL 3.2 and later reject a bad
   PKCS#1 v1.5 padding implicitly (a synthetic message instead of an error),
   where python-rsa raises ``DecryptionError``; pyca/cryptography offers no
@@ -38,6 +38,7 @@ native raises python-rsa's own exceptions with their own messages.
 from __future__ import annotations
 
 import functools
+import os
 import sys
 
 from accel_agent import hooks, patching, registry
@@ -121,7 +122,9 @@ def patch_pkcs1(module: ModuleType) -> None:
     encrypt_slot = registry.slot("rsa-pkcs1v15-encrypt")
     native_sign_hash, native_verify = module.sign_hash, module.verify
     native_encrypt = module.encrypt
-    urandom = module.os.urandom
+    # The interpreter's own urandom, not what rsa.pkcs1's os.urandom is now: the
+    # first call may come while a test's replacement is in place.
+    urandom = sys.modules[os.name].urandom
 
     def sign_hash(hash_value: bytes, priv_key: Any, hash_method: str) -> bytes:
         if type(priv_key) is private_class and type(hash_value) is bytes:
