@@ -35,7 +35,50 @@ def rlock(namespace: dict[str, Any], name: str) -> Any:
 def _renew_in_child() -> None:
     for namespace, name in _renewed:
         namespace[name] = _thread.RLock()
+    _importing.clear()  # the threads that were importing are not in the child
+
+
+# Thread id -> depth, for the threads inside a first use that imports modules
+# (a patch at its first call, a provider's load and self-check). A fork in the
+# middle of an import hands the child the module half executed and its import
+# lock held by a thread that is not there: the child's next use hangs for good.
+# Native code imports nothing at its first call, so the agent must not open
+# that window: a fork waits (a bounded time) for those imports to end.
+_importing: dict[int, int] = {}
+FORK_WAIT_SECONDS = 2.0
+
+
+class ImportingFirstUse:
+    """``with ImportingFirstUse():`` around work that imports modules at a first use."""
+
+    __slots__ = ()
+
+    def __enter__(self) -> None:
+        ident = _thread.get_ident()
+        _importing[ident] = _importing.get(ident, 0) + 1
+
+    def __exit__(self, *exc_info: object) -> None:
+        ident = _thread.get_ident()
+        depth = _importing.pop(ident, 1) - 1
+        if depth:
+            _importing[ident] = depth
+
+
+importing_first_use = ImportingFirstUse()
+
+
+def _wait_for_first_uses() -> None:
+    """Before a fork: let another thread's first use finish its imports (at most
+    :data:`FORK_WAIT_SECONDS`; a fork from inside one does not wait for itself)."""
+    if not _importing:
+        return
+    import time
+
+    me = _thread.get_ident()
+    deadline = time.monotonic() + FORK_WAIT_SECONDS
+    while any(ident != me for ident in list(_importing)) and time.monotonic() < deadline:
+        time.sleep(0.0005)
 
 
 if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_renew_in_child)
+    os.register_at_fork(before=_wait_for_first_uses, after_in_child=_renew_in_child)

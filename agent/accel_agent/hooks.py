@@ -323,7 +323,8 @@ class FirstCallPatch:
             with _lock:
                 waiting = self in _waiting
             if waiting:
-                resolved = self._patch_through_a_copy()
+                with forksafe.importing_first_use:
+                    resolved = self._patch_through_a_copy()
                 self._update_followers(resolved)
             else:
                 # uninstall() came first (it empties _waiting and put the originals

@@ -143,7 +143,9 @@ def choice(name: str) -> Choice:
     with _lock:
         existing = _choices.get(name)
         if existing is None:
-            existing = _choices[name] = _decide(_spec(name))
+            # Loads the provider (cryptography's modules) and the self-check.
+            with forksafe.importing_first_use:
+                existing = _choices[name] = _decide(_spec(name))
         return existing
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 
-from accel_agent import patching, registry, speedups
+from accel_agent import forksafe, patching, registry, speedups
 from accel_agent.providers.block_ciphers import AES, GCM_NONCE_SIZES, SIV_KEY_SIZES
 from accel_agent.targets.pycryptodome import _buffers
 from accel_agent.targets.pycryptodome._aes_gcm import FRESH_FIELDS, GcmCipher
@@ -273,7 +273,12 @@ class _FirstUseModes:
         return build
 
     def _load(self) -> dict:
-        from accel_agent.targets.pycryptodome import _aes_ccm, _aes_eax, _aes_one_shot_builders
+        with forksafe.importing_first_use:
+            from accel_agent.targets.pycryptodome import (
+                _aes_ccm,
+                _aes_eax,
+                _aes_one_shot_builders,
+            )
 
         backing = self._by_primitive
         loaded = {
