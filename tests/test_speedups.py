@@ -1188,3 +1188,42 @@ def test_the_compiled_inverse_refuses_what_it_cannot_take(args):
 
     with pytest.raises((TypeError, ValueError)):
         _speedups.inverse_mod(*args)
+
+
+FRONTS_AS_FUNCTIONS = """\
+import copy, dataclasses, pickle, typing, weakref
+from Crypto.Hash import SHA256
+from Crypto.Cipher import AES, ChaCha20_Poly1305
+# first calls: under the agent each module's new() is now its compiled front
+SHA256.new(b"x")
+AES.new(bytes(16), AES.MODE_ECB)
+ChaCha20_Poly1305.new(key=bytes(32), nonce=bytes(12))
+fronts = (SHA256.new, AES.new, ChaCha20_Poly1305.new)
+print(sorted({type(f).__name__ for f in fronts}))
+for f in fronts:
+    print(all(pickle.loads(pickle.dumps(f, protocol)) is f for protocol in range(6)),
+          copy.copy(f) is f, copy.deepcopy(f) is f, weakref.ref(f)() is f)
+
+@dataclasses.dataclass
+class Settings:
+    new: typing.Callable = SHA256.new
+
+print(dataclasses.asdict(Settings())["new"] is SHA256.new)
+"""
+
+
+def test_the_compiled_fronts_pickle_copy_and_weakref_as_functions_do():
+    """A module's new() served in C is pickled and copied by reference, and weakly
+    referenced, as native's Python function is (a dataclass of settings holding
+    SHA256.new goes through asdict's deepcopy)."""
+    outputs = {}
+    for mode in ("quiet", "off"):
+        result = run_python(
+            "-c", FRONTS_AS_FUNCTIONS, env=clean_environment(ACCEL_AGENT=mode)
+        )
+        assert result.returncode == 0, result.stderr
+        outputs[mode] = result.stdout.splitlines()
+    if speedups.COMPILED:
+        assert outputs["quiet"][0] == "['GcmNew', 'HashNew', 'KeywordNew']"
+    assert outputs["off"][0] == "['function']"
+    assert outputs["quiet"][1:] == outputs["off"][1:] == ["True True True True"] * 3 + ["True"]

@@ -242,11 +242,34 @@ hash_class(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 }
 
 /* The attributes functools.update_wrapper sets (__wrapped__, __doc__, ...)
-   live in an instance dictionary, as on a Python function. */
+   live in an instance dictionary, as on a Python function; like a function,
+   the object can be weakly referenced (weakreflist). */
 #define CALLABLE_WITH_DICT_FIELDS \
     PyObject *fallback;            \
     PyObject *dict;                \
+    PyObject *weakreflist;         \
     vectorcallfunc vectorcall
+
+/* __reduce__ of a module's new() served in C: the name it is found by, as a
+   Python function is pickled (and copied) by reference. pickle looks the
+   name up in the object's __module__ and checks it finds this very object. */
+static PyObject *
+callable_reduce(PyObject *self, PyObject *Py_UNUSED(ignored))
+{
+    return PyObject_GetAttrString(self, "__qualname__");
+}
+
+#define CALLABLE_REDUCE_METHOD                                                    \
+    {"__reduce__", (PyCFunction)callable_reduce, METH_NOARGS,                      \
+     "the qualified name: pickled and copied by reference, as a function is"}
+
+static void
+callable_clear_weakrefs(PyObject *self, PyObject *weakreflist)
+{
+    if (weakreflist != NULL) {
+        PyObject_ClearWeakRefs(self);
+    }
+}
 
 /* The Python function a front hands every other call to (NULL only after
    the garbage collector cleared a front caught in a cycle). */
@@ -391,6 +414,7 @@ static PyMethodDef HashNew_methods[] = {
     {"add_variant", (PyCFunction)(void (*)(void))HashNew_add_variant, METH_FASTCALL,
      "add_variant(keyword, value, variant): new(data, value) and new(data, keyword=value) "
      "with an exact str value served by variant (another HashNew), while its ctor is set"},
+    CALLABLE_REDUCE_METHOD,
     {NULL, NULL, 0, NULL},
 };
 
@@ -457,6 +481,7 @@ static void
 HashNew_dealloc(HashNew *self)
 {
     PyObject_GC_UnTrack(self);
+    callable_clear_weakrefs((PyObject *)self, self->weakreflist);
     HashNew_clear(self);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
@@ -491,6 +516,7 @@ static PyTypeObject HashNew_Type = {
     .tp_methods = HashNew_methods,
     .tp_getset = callable_getset,
     .tp_dictoffset = offsetof(HashNew, dict),
+    .tp_weaklistoffset = offsetof(HashNew, weakreflist),
     .tp_new = HashNew_new,
 };
 
@@ -828,6 +854,7 @@ static PyMethodDef GcmNew_methods[] = {
     {"add_shape", (PyCFunction)(void (*)(void))GcmNew_add_shape, METH_VARARGS | METH_KEYWORDS,
      "add_shape(mode, cls, fields, values, slot, nonce_min=-1, nonce_max=-1, keyword='nonce'): "
      "serve that mode too"},
+    CALLABLE_REDUCE_METHOD,
     {NULL, NULL, 0, NULL},
 };
 
@@ -945,6 +972,7 @@ static void
 GcmNew_dealloc(GcmNew *self)
 {
     PyObject_GC_UnTrack(self);
+    callable_clear_weakrefs((PyObject *)self, self->weakreflist);
     GcmNew_clear(self);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
@@ -971,6 +999,7 @@ static PyTypeObject GcmNew_Type = {
     .tp_methods = GcmNew_methods,
     .tp_getset = callable_getset,
     .tp_dictoffset = offsetof(GcmNew, dict),
+    .tp_weaklistoffset = offsetof(GcmNew, weakreflist),
     .tp_new = GcmNew_new,
 };
 
@@ -1184,6 +1213,7 @@ static void
 EcbMethod_dealloc(EcbMethod *self)
 {
     PyObject_GC_UnTrack(self);
+    callable_clear_weakrefs((PyObject *)self, self->weakreflist);
     EcbMethod_clear(self);
     Py_CLEAR(self->context_name);
     Py_TYPE(self)->tp_free((PyObject *)self);
@@ -1214,6 +1244,7 @@ static PyTypeObject EcbMethod_Type = {
     .tp_members = EcbMethod_members,
     .tp_getset = callable_getset,
     .tp_dictoffset = offsetof(EcbMethod, dict),
+    .tp_weaklistoffset = offsetof(EcbMethod, weakreflist),
     .tp_new = EcbMethod_new,
 };
 
@@ -1544,9 +1575,15 @@ static void
 KeywordNew_dealloc(KeywordNew *self)
 {
     PyObject_GC_UnTrack(self);
+    callable_clear_weakrefs((PyObject *)self, self->weakreflist);
     KeywordNew_clear(self);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
+
+static PyMethodDef KeywordNew_methods[] = {
+    CALLABLE_REDUCE_METHOD,
+    {NULL, NULL, 0, NULL},
+};
 
 static PyMemberDef KeywordNew_members[] = {
     {"flat", T_OBJECT, offsetof(KeywordNew, flat), READONLY, "flat(key, nonce): object or None"},
@@ -1568,8 +1605,10 @@ static PyTypeObject KeywordNew_Type = {
     .tp_traverse = (traverseproc)KeywordNew_traverse,
     .tp_clear = (inquiry)KeywordNew_clear,
     .tp_members = KeywordNew_members,
+    .tp_methods = KeywordNew_methods,
     .tp_getset = callable_getset,
     .tp_dictoffset = offsetof(KeywordNew, dict),
+    .tp_weaklistoffset = offsetof(KeywordNew, weakreflist),
     .tp_new = KeywordNew_new,
 };
 
