@@ -1191,15 +1191,19 @@ def test_the_compiled_inverse_refuses_what_it_cannot_take(args):
 
 
 FRONTS_AS_FUNCTIONS = """\
-import copy, dataclasses, pickle, typing, weakref
+import copy, dataclasses, inspect, pickle, typing, weakref
 from Crypto.Hash import SHA256
 from Crypto.Cipher import AES, ChaCha20_Poly1305
+from Crypto.Protocol import KDF
+print(inspect.signature(SHA256.new), inspect.signature(KDF.PBKDF2))  # stand-ins, under the agent
 # first calls: under the agent each module's new() is now its compiled front
 SHA256.new(b"x")
 AES.new(bytes(16), AES.MODE_ECB)
 ChaCha20_Poly1305.new(key=bytes(32), nonce=bytes(12))
+KDF.PBKDF2(b"p", b"s", 16, 1, hmac_hash_module=SHA256)
 fronts = (SHA256.new, AES.new, ChaCha20_Poly1305.new)
 print(sorted({type(f).__name__ for f in fronts}))
+print([str(inspect.signature(f)) for f in fronts + (KDF.PBKDF2,)])
 for f in fronts:
     print(all(pickle.loads(pickle.dumps(f, protocol)) is f for protocol in range(6)),
           copy.copy(f) is f, copy.deepcopy(f) is f, weakref.ref(f)() is f)
@@ -1215,7 +1219,8 @@ print(dataclasses.asdict(Settings())["new"] is SHA256.new)
 def test_the_compiled_fronts_pickle_copy_and_weakref_as_functions_do():
     """A module's new() served in C is pickled and copied by reference, and weakly
     referenced, as native's Python function is (a dataclass of settings holding
-    SHA256.new goes through asdict's deepcopy)."""
+    SHA256.new goes through asdict's deepcopy); it, and a stand-in before the
+    first call, has native's signature."""
     outputs = {}
     for mode in ("quiet", "off"):
         result = run_python(
@@ -1223,7 +1228,9 @@ def test_the_compiled_fronts_pickle_copy_and_weakref_as_functions_do():
         )
         assert result.returncode == 0, result.stderr
         outputs[mode] = result.stdout.splitlines()
+    quiet, off = outputs["quiet"], outputs["off"]
     if speedups.COMPILED:
-        assert outputs["quiet"][0] == "['GcmNew', 'HashNew', 'KeywordNew']"
-    assert outputs["off"][0] == "['function']"
-    assert outputs["quiet"][1:] == outputs["off"][1:] == ["True True True True"] * 3 + ["True"]
+        assert quiet[1] == "['GcmNew', 'HashNew', 'KeywordNew']"
+    assert off[1] == "['function']"
+    assert quiet[0] == off[0] and quiet[2] == off[2]  # the signatures
+    assert quiet[3:] == off[3:] == ["True True True True"] * 3 + ["True"]
