@@ -113,3 +113,44 @@ def test_the_fork_waits_for_other_threads_first_uses_only_and_for_a_bounded_time
     done = subprocess.run([sys.executable, "-c", WAIT_SCRIPT], capture_output=True, text=True,
                           timeout=60)  # fmt: skip
     assert done.stdout.split() == ["True", "True", "True"], done.stderr
+
+
+# As above, with logging imported after the agent's start-up and an import hook
+# that logs (import tracers do): logging's own before-fork handler takes its
+# module lock, which the importing thread then waits for while it holds the
+# import lock. The agent's wait must run before logging's handler, or the
+# parent deadlocks (7 of 10 did when the wait was registered at start-up only).
+LOGGING_HOOK_AT_FORK = r"""
+import logging, os, sys, threading, time
+class LoggingFinder:
+    def find_spec(self, name, path=None, target=None):
+        logging.getLogger("importwatch").debug("import %s", name)
+        return None
+sys.meta_path.insert(0, LoggingFinder())
+from Crypto.Hash import SHA256
+thread = threading.Thread(target=lambda: SHA256.new(b"a").digest(), daemon=True)
+thread.start()
+time.sleep(float(sys.argv[1]))
+pid = os.fork()
+if pid == 0:
+    import faulthandler
+    faulthandler.dump_traceback_later(10, exit=True)
+    SHA256.new(b"abc").digest()
+    os._exit(0)
+thread.join()
+_, status = os.waitpid(pid, 0)
+print(os.waitstatus_to_exitcode(status))
+"""
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no os.fork on this platform")
+def test_the_wait_at_fork_runs_before_logging_takes_its_lock():
+    env = dict(os.environ, ACCEL_AGENT="quiet")
+    statuses = []
+    for step in range(8):
+        done = subprocess.run(
+            [sys.executable, "-c", LOGGING_HOOK_AT_FORK, str(step * 0.0007)],
+            capture_output=True, text=True, timeout=30, env=env,
+        )  # fmt: skip
+        statuses.append(done.stdout.strip() or done.stderr[-200:])
+    assert statuses == ["0"] * 8

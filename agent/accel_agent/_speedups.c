@@ -256,7 +256,13 @@ hash_class(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 static PyObject *
 callable_reduce(PyObject *self, PyObject *Py_UNUSED(ignored))
 {
-    return PyObject_GetAttrString(self, "__qualname__");
+    PyObject *name = PyObject_GetAttrString(self, "__qualname__");
+    if (name == NULL && PyErr_ExceptionMatches(PyExc_AttributeError)) {
+        /* Not named after a module's function: as before it had __reduce__. */
+        PyErr_Clear();
+        PyErr_Format(PyExc_TypeError, "cannot pickle '%.200s' object", Py_TYPE(self)->tp_name);
+    }
+    return name;
 }
 
 #define CALLABLE_REDUCE_METHOD                                                    \

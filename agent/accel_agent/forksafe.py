@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import _thread
 import os
+import sys
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -45,15 +46,30 @@ def _renew_in_child() -> None:
 # Native code imports nothing at its first call, so the agent must not open
 # that window: a fork waits (a bounded time) for those imports to end.
 _importing: dict[int, int] = {}
-FORK_WAIT_SECONDS = 2.0
+FORK_WAIT_SECONDS = 1.0
+_CAN_WAIT = hasattr(os, "register_at_fork")
+_registered_with = [-1]  # how many modules were imported when the wait was last registered
 
 
 class ImportingFirstUse:
-    """``with ImportingFirstUse():`` around work that imports modules at a first use."""
+    """``with ImportingFirstUse():`` around work that imports modules at a first use.
+
+    An entry registers the wait as a before-fork handler again when modules
+    were imported since it last did. Python runs those handlers newest first,
+    and another's may take a lock that the importing thread needs
+    (``logging``'s takes its module lock, which an import hook that logs
+    would wait for while holding the import lock): the wait must run before
+    the handlers of every module imported until then, or the fork would
+    deadlock. A first use is rare (once per primitive and per patch), and a
+    handler with nobody importing returns at once.
+    """
 
     __slots__ = ()
 
     def __enter__(self) -> None:
+        if _CAN_WAIT and _registered_with[0] != len(sys.modules):
+            _registered_with[0] = len(sys.modules)
+            os.register_at_fork(before=_wait_for_first_uses)
         ident = _thread.get_ident()
         _importing[ident] = _importing.get(ident, 0) + 1
 
@@ -68,17 +84,24 @@ importing_first_use = ImportingFirstUse()
 
 
 def _wait_for_first_uses() -> None:
-    """Before a fork: let another thread's first use finish its imports (at most
-    :data:`FORK_WAIT_SECONDS`; a fork from inside one does not wait for itself)."""
+    """Before a fork: let other threads' first uses finish their imports.
+
+    At most :data:`FORK_WAIT_SECONDS`; a fork from inside one does not wait
+    for itself, nor for an entry left by a thread that is gone (an exception
+    raised into ``__exit__`` by a signal handler can leave one).
+    """
     if not _importing:
         return
     import time
 
     me = _thread.get_ident()
     deadline = time.monotonic() + FORK_WAIT_SECONDS
-    while any(ident != me for ident in list(_importing)) and time.monotonic() < deadline:
+    while time.monotonic() < deadline:
+        alive = sys._current_frames()
+        if not any(ident != me and ident in alive for ident in list(_importing)):
+            return
         time.sleep(0.0005)
 
 
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(before=_wait_for_first_uses, after_in_child=_renew_in_child)
+if _CAN_WAIT:
+    os.register_at_fork(after_in_child=_renew_in_child)
