@@ -70,18 +70,25 @@ print(os.waitstatus_to_exitcode(status))
 """
 
 
-@pytest.mark.skipif(not hasattr(os, "fork"), reason="no os.fork on this platform")
-def test_a_fork_during_another_threads_first_use_leaves_the_child_working():
-    # Without the wait at fork, 5-7 of 20 such children hung on this machine.
+def children_statuses(script: str, delays: list[float]) -> list[str]:
+    """Run ``script`` under the agent once per delay; what each printed (the child's
+    exit status), or the end of its stderr."""
     env = dict(os.environ, ACCEL_AGENT="quiet")
     statuses = []
-    for step in range(16):
+    for delay in delays:
         done = subprocess.run(
-            [sys.executable, "-c", FIRST_USE_AT_FORK, str(step * 0.0004)],
+            [sys.executable, "-c", script, str(delay)],
             capture_output=True, text=True, timeout=60, env=env,
         )  # fmt: skip
         statuses.append(done.stdout.strip() or done.stderr[-200:])
-    assert statuses == ["0"] * 16
+    return statuses
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no os.fork on this platform")
+def test_a_fork_during_another_threads_first_use_leaves_the_child_working():
+    # Without the wait at fork, 5-7 of 20 such children hung on this machine.
+    delays = [step * 0.0004 for step in range(16)]
+    assert children_statuses(FIRST_USE_AT_FORK, delays) == ["0"] * 16
 
 
 WAIT_SCRIPT = r"""
@@ -145,12 +152,5 @@ print(os.waitstatus_to_exitcode(status))
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="no os.fork on this platform")
 def test_the_wait_at_fork_runs_before_logging_takes_its_lock():
-    env = dict(os.environ, ACCEL_AGENT="quiet")
-    statuses = []
-    for step in range(8):
-        done = subprocess.run(
-            [sys.executable, "-c", LOGGING_HOOK_AT_FORK, str(step * 0.0007)],
-            capture_output=True, text=True, timeout=30, env=env,
-        )  # fmt: skip
-        statuses.append(done.stdout.strip() or done.stderr[-200:])
-    assert statuses == ["0"] * 8
+    delays = [step * 0.0007 for step in range(8)]
+    assert children_statuses(LOGGING_HOOK_AT_FORK, delays) == ["0"] * 8
