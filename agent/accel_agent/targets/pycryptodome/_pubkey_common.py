@@ -116,8 +116,9 @@ def patch_new(module: ModuleType, classes: dict[type, type], name: str = "new") 
     patching.patch_attribute(module, name, new)
 
 
-def default_random(module: ModuleType) -> Callable:
-    """What the flavour's ``Random.get_random_bytes`` is: the interpreter's own ``urandom``.
+def default_random() -> Callable:
+    """What pycryptodome's ``Random.get_random_bytes`` is: the interpreter's own ``urandom``
+    (``posix.urandom``, which ``os.urandom`` is unless replaced).
 
     A scheme whose random function is this one may take its randomness from
     OpenSSL instead; any other function (the user's, or a replacement of
@@ -125,11 +126,6 @@ def default_random(module: ModuleType) -> Callable:
     Not the function the module holds when the patch runs: that is at the
     first call, which may come while a test's replacement is in place.
     """
-    return system_urandom()
-
-
-def system_urandom() -> Callable:
-    """The interpreter's ``urandom`` (``posix.urandom``): ``os.urandom`` unless replaced."""
     return sys.modules[os.name].urandom
 
 

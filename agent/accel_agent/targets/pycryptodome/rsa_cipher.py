@@ -134,7 +134,7 @@ def _patch_oaep_module(module: Any) -> None:
     # 4.x's legacy PKCS1_OAEP class subclasses oaep's native class (classes are
     # never replaced, only ``new``): each module maps its own class.
     native_cls = module.PKCS1OAEP_Cipher
-    methods = _oaep_methods(native_cls, registry.slot("rsa-oaep"), default_random(module))
+    methods = _oaep_methods(native_cls, registry.slot("rsa-oaep"), default_random())
     patch_new(module, {native_cls: accelerated_class(native_cls, methods)})
 
 
@@ -153,7 +153,7 @@ def patch_pkcs1_v1_5(module: Any) -> None:
     native_cls = module.PKCS115_Cipher
     native_encrypt = native_cls.encrypt
     slot = registry.slot("rsa-pkcs1v15-encrypt")
-    random_default = default_random(module)
+    random_default = default_random()
 
     def encrypt(self: Any, message: Any) -> bytes:
         # Native draws k - len - 3 non-zero bytes from randfunc one at a time;

@@ -115,7 +115,7 @@ def patch_pss(module: ModuleType) -> None:
     native_cls = module.PSS_SigScheme
     native_sign, native_verify = native_cls.sign, native_cls.verify
     slot = registry.slot("rsa-pss")
-    random_default = default_random(module)
+    random_default = default_random()
 
     def _salt(self: Any, msg_hash: Any) -> int | None:
         salt = self._saltLen
